@@ -1,0 +1,1 @@
+CALL db.awaitIndexes($timeoutSeconds)

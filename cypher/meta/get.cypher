@@ -1,0 +1,2 @@
+OPTIONAL MATCH (m:GraphMemMeta {key: $key})
+RETURN m {.*} AS meta

@@ -1,0 +1,2 @@
+CALL dbms.components() YIELD name, versions, edition
+RETURN name, versions, edition

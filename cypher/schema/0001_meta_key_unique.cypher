@@ -1,0 +1,1 @@
+CREATE CONSTRAINT graphmem_meta_key IF NOT EXISTS FOR (m:GraphMemMeta) REQUIRE m.key IS UNIQUE

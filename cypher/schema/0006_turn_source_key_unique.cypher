@@ -1,0 +1,1 @@
+CREATE CONSTRAINT turn_source_key IF NOT EXISTS FOR (t:Turn) REQUIRE t.sourceKey IS UNIQUE

@@ -1,0 +1,1 @@
+CREATE INDEX session_project IF NOT EXISTS FOR (s:Session) ON (s.projectPath)

@@ -1,0 +1,1 @@
+CREATE INDEX turn_timestamp IF NOT EXISTS FOR (t:Turn) ON (t.timestamp)

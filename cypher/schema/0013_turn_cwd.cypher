@@ -1,0 +1,1 @@
+CREATE INDEX turn_cwd IF NOT EXISTS FOR (t:Turn) ON (t.cwd)

@@ -1,0 +1,1 @@
+CREATE INDEX toolcall_name IF NOT EXISTS FOR (c:ToolCall) ON (c.name)

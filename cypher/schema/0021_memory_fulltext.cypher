@@ -1,0 +1,1 @@
+CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (n:Turn|Summary) ON EACH [n.userMessage, n.assistantMessage, n.text]

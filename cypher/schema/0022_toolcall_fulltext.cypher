@@ -1,0 +1,1 @@
+CREATE FULLTEXT INDEX toolcall_text IF NOT EXISTS FOR (c:ToolCall) ON EACH [c.name, c.args, c.result]

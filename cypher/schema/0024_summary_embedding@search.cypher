@@ -1,0 +1,1 @@
+CYPHER 25 CREATE VECTOR INDEX summary_embedding IF NOT EXISTS FOR (s:Summary) ON s.embedding WITH [s.sessionId, s.cwd, s.projectPath, s.level] OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}}

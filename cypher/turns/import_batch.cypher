@@ -1,0 +1,45 @@
+// Append a batch of turns (with tool calls) to a session in order, skipping rows whose sourceKey is
+// already stored (re-import adds nothing). One statement per batch of rows.
+MATCH (s:Session {id: $sessionId})
+SET s.turnCount = coalesce(s.turnCount, 0)
+WITH s
+UNWIND $rows AS r
+WITH s, r
+WHERE r.sourceKey IS NULL OR NOT EXISTS { MATCH (:Turn {sourceKey: r.sourceKey}) }
+WITH s, collect(r) AS fresh
+WITH s, fresh, s.turnCount AS base
+SET s.turnCount = base + size(fresh)
+WITH s, fresh, base
+UNWIND range(0, size(fresh) - 1) AS i
+WITH s, fresh[i] AS r, base + i + 1 AS idx
+CREATE (t:Turn {
+  id: r.id,
+  sessionId: s.id,
+  cwd: s.cwd,
+  projectPath: s.projectPath,
+  index: idx,
+  userMessage: r.userMessage,
+  assistantMessage: r.assistantMessage,
+  timestamp: r.timestamp,
+  charCount: r.charCount,
+  sourceId: r.sourceId,
+  sourceKey: r.sourceKey,
+  embedState: 'pending',
+  summaryState: 'pending'
+})
+CREATE (s)-[:HAS_TURN {index: idx}]->(t)
+FOREACH (c IN r.toolCalls |
+  CREATE (t)-[:HAS_TOOL_CALL {order: c.order}]->(:ToolCall {
+    id: c.id, sessionId: s.id, name: c.name, args: c.args, result: c.result, success: c.success,
+    durationMs: c.durationMs, timestamp: c.timestamp, sourceId: c.sourceId
+  })
+)
+WITH s, t
+CALL (s, t) {
+  MATCH (prev:Turn {sessionId: s.id, index: t.index - 1})
+  CREATE (prev)-[:NEXT]->(t)
+}
+WITH s, max(t.timestamp) AS latest, count(t) AS created
+SET s.lastActivityAt = CASE WHEN latest IS NOT NULL AND s.lastActivityAt < latest
+                            THEN latest ELSE s.lastActivityAt END
+RETURN created

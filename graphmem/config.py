@@ -1,0 +1,86 @@
+"""Settings, read from the environment (prefix ``GRAPHMEM_``) only when asked.
+
+Library constructors take explicit arguments; only the CLI and ``GraphMemory.from_settings()``
+call :meth:`Settings.load`. The standard ``NEO4J_URI`` / ``NEO4J_USERNAME`` / ``NEO4J_PASSWORD``
+/ ``NEO4J_DATABASE`` variables are accepted as well as the ``GRAPHMEM_NEO4J_*`` ones (which win).
+When no URI is given, graphmem uses its managed local server under ``$GRAPHMEM_HOME``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["DEFAULT_NEO4J_VERSION", "LTS_NEO4J_VERSION", "Settings", "default_home"]
+
+DEFAULT_NEO4J_VERSION = "2026.08.1"
+"""Newest Neo4j Community release on Maven Central that starts on the Temurin 25 JDK here."""
+LTS_NEO4J_VERSION = "5.26.30"
+"""The 5.26 LTS line (Java 17 or 21), the most deployed server; CI runs the tests on both."""
+
+
+def default_home() -> Path:
+    return Path("~/.local/share/graphmem").expanduser()
+
+
+class Settings(BaseSettings):
+    """Every knob graphmem reads from the environment."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHMEM_", extra="ignore", populate_by_name=True)
+
+    home: Path = Field(default_factory=default_home)
+
+    # --- Neo4j connection (explicit) ---
+    neo4j_uri: str | None = Field(default=None, validation_alias=AliasChoices("GRAPHMEM_NEO4J_URI", "NEO4J_URI"))
+    neo4j_user: str = Field(
+        default="neo4j", validation_alias=AliasChoices("GRAPHMEM_NEO4J_USER", "NEO4J_USERNAME", "NEO4J_USER")
+    )
+    neo4j_password: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("GRAPHMEM_NEO4J_PASSWORD", "NEO4J_PASSWORD")
+    )
+    neo4j_database: str = Field(
+        default="neo4j", validation_alias=AliasChoices("GRAPHMEM_NEO4J_DATABASE", "NEO4J_DATABASE")
+    )
+    connect_timeout: float = 5.0
+    """Seconds to wait for Neo4j before raising DatabaseUnavailable."""
+
+    # --- managed local server ---
+    neo4j_version: str = DEFAULT_NEO4J_VERSION
+    java_home: Path | None = None
+    heap: str = "2g"
+    pagecache: str = "2g"
+    bolt_port: int = 7687
+    http_port: int = 7474
+    start_timeout: float = 180.0
+
+    # --- embeddings ---
+    embedder: Literal["local", "openai", "sentence-transformers", "none"] = "local"
+    embedding_model: str | None = None
+    embedding_dimensions: int | None = None
+
+    # --- OpenAI and compatible servers ---
+    openai_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("GRAPHMEM_OPENAI_API_KEY", "OPENAI_API_KEY")
+    )
+    openai_base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("GRAPHMEM_OPENAI_BASE_URL", "OPENAI_BASE_URL")
+    )
+
+    # --- summaries ---
+    summarizer: Literal["extractive", "openai"] = "extractive"
+    llm_model: str = "gpt-4o-mini"
+    rollup_threshold_chars: int = 5000
+    rollup_growth: float = 4.0
+
+    @classmethod
+    def load(cls) -> Settings:
+        """Read the environment now (the only place graphmem does)."""
+        return cls()
+
+    @property
+    def managed(self) -> bool:
+        """True when no explicit URI is configured, i.e. the managed local server is used."""
+        return not self.neo4j_uri

@@ -1,0 +1,163 @@
+"""Neo4j access: one small wrapper around the official driver.
+
+All statements are run by name (see :mod:`graphmem.cypher`); the wrapper checks the parameters,
+routes reads and writes, and turns driver errors into :mod:`graphmem.errors` types.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import neo4j
+from neo4j import GraphDatabase, ManagedTransaction, RoutingControl
+from neo4j import exceptions as nex
+
+from .. import cypher
+from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError
+
+__all__ = ["Database", "ServerInfo", "parse_version"]
+
+T = TypeVar("T")
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """``"5.26.30"`` -> ``(5, 26, 30)``; ``"2026.08.1"`` -> ``(2026, 8, 1)``."""
+    return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What graphmem needs to know of the server it talks to (feature detection)."""
+
+    version: str
+    edition: str
+
+    @property
+    def version_tuple(self) -> tuple[int, ...]:
+        return parse_version(self.version)
+
+    @property
+    def vector_search_clause(self) -> bool:
+        """Cypher 25 ``SEARCH ... IN (VECTOR INDEX ... WHERE ...)`` with in-index filtering (2026.01+)."""
+        return self.version_tuple >= (2026, 1)
+
+
+@contextmanager
+def _wrapped() -> Iterator[None]:
+    try:
+        yield
+    except GraphMemError:
+        raise
+    except (nex.ServiceUnavailable, nex.SessionExpired, ConnectionError, OSError) as e:
+        raise DatabaseUnavailable(f"Neo4j is unreachable: {e}") from e
+    except nex.AuthError as e:
+        raise DatabaseUnavailable(f"Neo4j refused the credentials: {e.message}") from e
+    except nex.Neo4jError as e:
+        raise DatabaseError(f"{e.code}: {e.message}") from e
+    except nex.DriverError as e:
+        raise DatabaseError(str(e)) from e
+
+
+class Database:
+    """A driver plus the database name; runs named Cypher files."""
+
+    def __init__(
+        self,
+        uri: str,
+        user: str,
+        password: str,
+        database: str = "neo4j",
+        *,
+        timeout: float = 5.0,
+        max_retry_time: float = 15.0,
+    ) -> None:
+        self.uri = uri
+        self.database = database
+        self.timeout = timeout
+        self._driver = GraphDatabase.driver(
+            uri,
+            auth=(user, password),
+            connection_timeout=timeout,
+            connection_acquisition_timeout=timeout,
+            max_transaction_retry_time=max_retry_time,
+            notifications_min_severity="OFF",
+            user_agent="graphmem",
+        )
+        self._info: ServerInfo | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def close(self) -> None:
+        self._driver.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def driver(self) -> neo4j.Driver:
+        return self._driver
+
+    def ping(self) -> None:
+        """Raise :class:`DatabaseUnavailable` unless the server answers."""
+        with _wrapped():
+            self._driver.verify_connectivity()
+
+    def server_info(self) -> ServerInfo:
+        if self._info is None:
+            rows = self.read("meta/server_components")
+            kernel = next((r for r in rows if r["name"] == "Neo4j Kernel"), rows[0] if rows else None)
+            if kernel is None:
+                raise DatabaseError("dbms.components() returned nothing")
+            self._info = ServerInfo(version=str(kernel["versions"][0]), edition=str(kernel["edition"]))
+        return self._info
+
+    # -- running named statements ----------------------------------------------------------
+    def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run a read statement; rows as dicts."""
+        return self._run(name, params, RoutingControl.READ)
+
+    def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run a write statement in its own (retried) transaction; rows as dicts."""
+        return self._run(name, params, RoutingControl.WRITE)
+
+    def _run(self, name: str, params: dict[str, Any], routing: RoutingControl) -> list[dict[str, Any]]:
+        cypher.check_params(name, frozenset(params))
+        with _wrapped():
+            records, _, _ = self._driver.execute_query(
+                cypher.query(name), params, database_=self.database, routing_=routing
+            )
+        return [r.data() for r in records]
+
+    def raw(self, name: str, params: dict[str, Any], *, routing: RoutingControl = RoutingControl.WRITE) -> Any:
+        """Run a named statement and return the driver's EagerResult (records, summary, keys)."""
+        cypher.check_params(name, frozenset(params))
+        with _wrapped():
+            return self._driver.execute_query(cypher.query(name), params, database_=self.database, routing_=routing)
+
+    def transaction(self, work: Callable[[Tx], T], *, write: bool = True) -> T:
+        """Run ``work`` in one managed transaction (retried on transient errors: keep it idempotent)."""
+
+        def unit(tx: ManagedTransaction) -> T:
+            return work(Tx(tx))
+
+        with _wrapped(), self._driver.session(database=self.database) as session:
+            if write:
+                return session.execute_write(unit)
+            return session.execute_read(unit)
+
+
+class Tx:
+    """A managed transaction that runs named statements."""
+
+    def __init__(self, tx: ManagedTransaction) -> None:
+        self._tx = tx
+
+    def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        cypher.check_params(name, frozenset(params))
+        return [r.data() for r in self._tx.run(cypher.query(name), params)]

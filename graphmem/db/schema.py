@@ -1,0 +1,110 @@
+"""Schema migrations: ``cypher/schema/NNNN_name.cypher``, applied in order, recorded in the database.
+
+Every file is one idempotent ``... IF NOT EXISTS`` statement, so applying the whole list again is
+harmless; the highest number applied is stored on ``(:GraphMemMeta {key: 'schema'})``. A database
+whose recorded version is higher than this code knows is refused (it was built by a newer graphmem).
+
+Feature detection: ``NNNN_name@search.cypher`` replaces ``NNNN_name.cypher`` on servers with the
+Cypher 25 ``SEARCH`` clause (2026.01+), where vector indexes declare filter properties so scoped
+searches filter inside the index.
+
+The vector indexes take their dimension from the configured embedder; the model and dimension
+are recorded on ``(:GraphMemMeta {key: 'embedding'})`` and a different one is an
+:class:`EmbeddingMismatch` until ``graphmem reindex`` re-embeds everything.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .. import cypher
+from ..errors import EmbeddingMismatch, SchemaError
+from .client import Database
+
+__all__ = ["SCHEMA_VERSION", "Migration", "apply_schema", "migrations", "schema_status"]
+
+
+@dataclass(frozen=True)
+class Migration:
+    number: int
+    name: str
+    """The query name, e.g. ``schema/0023_turn_embedding@search``."""
+
+
+def _all_schema_files() -> dict[int, dict[str, str]]:
+    by_number: dict[int, dict[str, str]] = {}
+    for name in cypher.all_names():
+        if not name.startswith("schema/"):
+            continue
+        m = re.fullmatch(r"schema/(\d{4})_[a-z0-9_]+(?:@([a-z0-9]+))?", name)
+        if m is None:
+            raise SchemaError(f"badly named schema file: cypher/{name}.cypher")
+        by_number.setdefault(int(m.group(1)), {})[m.group(2) or ""] = name
+    return by_number
+
+
+SCHEMA_VERSION = max(_all_schema_files())
+"""The schema version this code creates."""
+
+
+def migrations(features: set[str]) -> list[Migration]:
+    """The migrations to run on a server with ``features`` (e.g. ``{"search"}``), in order."""
+    out: list[Migration] = []
+    for number, variants in sorted(_all_schema_files().items()):
+        chosen = next((variants[f] for f in sorted(features) if f in variants), variants.get(""))
+        if chosen is None:
+            raise SchemaError(f"schema step {number:04d} has no variant for this server")
+        out.append(Migration(number, chosen))
+    return out
+
+
+def _features(db: Database) -> set[str]:
+    return {"search"} if db.server_info().vector_search_clause else set()
+
+
+def schema_status(db: Database) -> dict[str, Any]:
+    """The recorded schema version and embedding, plus what this code expects."""
+    schema = db.read("meta/get", key="schema")[0]["meta"] or {}
+    emb = db.read("meta/get", key="embedding")[0]["meta"] or {}
+    return {
+        "version": schema.get("version"),
+        "expected": SCHEMA_VERSION,
+        "server": db.server_info().version,
+        "embedding_model": emb.get("model"),
+        "embedding_dimensions": emb.get("dimensions"),
+    }
+
+
+def apply_schema(db: Database, *, dimensions: int, model: str, await_seconds: int = 300) -> int:
+    """Create every constraint and index (idempotent) and record the version; return it.
+
+    Raises :class:`EmbeddingMismatch` when the database was indexed with another model or
+    dimension, and :class:`SchemaError` when it was built by a newer graphmem.
+    """
+    if dimensions <= 0:
+        raise SchemaError(f"invalid embedding dimension {dimensions}")
+    # The first migration creates the meta constraint; reading meta before it exists is fine.
+    current = db.read("meta/get", key="schema")[0]["meta"] or {}
+    if int(current.get("version") or 0) > SCHEMA_VERSION:
+        raise SchemaError(
+            f"the database schema is version {current['version']}, newer than this graphmem ({SCHEMA_VERSION}); "
+            "upgrade graphmem"
+        )
+    emb = db.read("meta/get", key="embedding")[0]["meta"] or {}
+    if emb and (emb.get("model") != model or int(emb.get("dimensions") or 0) != dimensions):
+        raise EmbeddingMismatch(
+            f"the database is indexed with {emb.get('model')} ({emb.get('dimensions')}-d) but the configured "
+            f"embedder is {model} ({dimensions}-d): run `graphmem reindex` to re-embed everything, or "
+            "configure the original embedder"
+        )
+    for m in migrations(_features(db)):
+        needed = cypher.params(m.name)
+        args: dict[str, Any] = {"dimensions": dimensions} if "dimensions" in needed else {}
+        db.write(m.name, **args)
+    db.write("meta/set", key="schema", props={"version": SCHEMA_VERSION})
+    if not emb:
+        db.write("meta/set", key="embedding", props={"model": model, "dimensions": dimensions})
+    db.write("meta/await_indexes", timeoutSeconds=await_seconds)
+    return SCHEMA_VERSION

@@ -1,0 +1,88 @@
+"""Errors raised by graphmem.
+
+Every error that graphmem raises on purpose derives from :class:`GraphMemError`, so a caller
+(and the CLI) can catch one type. Vendor errors (neo4j, openai, OS) are wrapped where they enter
+with ``raise ... from e``::
+
+    GraphMemError
+    ├── ConfigError                 bad or missing settings (e.g. an API key)
+    ├── InvalidInput                a value the API cannot store or use (also a ValueError)
+    ├── NotFound
+    │   └── SessionNotFound         an unknown session id
+    ├── DatabaseError               Neo4j refused or failed a statement
+    │   └── DatabaseUnavailable     Neo4j cannot be reached within the time budget
+    ├── SchemaError                 the schema is missing, too new, or built for another embedder
+    │   └── EmbeddingMismatch       the database was indexed with another model or dimension
+    ├── ServerError                 the managed local Neo4j could not be installed or started
+    ├── CypherError                 a query file is missing or called with the wrong parameters
+    └── ProviderError               an embedder or LLM provider failed after its retries
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "CypherError",
+    "DatabaseError",
+    "DatabaseUnavailable",
+    "EmbeddingMismatch",
+    "GraphMemError",
+    "InvalidInput",
+    "NotFound",
+    "ProviderError",
+    "SchemaError",
+    "ServerError",
+    "SessionNotFound",
+]
+
+
+class GraphMemError(Exception):
+    """Base class of every error graphmem raises on purpose."""
+
+
+class ConfigError(GraphMemError):
+    """Settings are missing or inconsistent."""
+
+
+class InvalidInput(GraphMemError, ValueError):
+    """A value passed to the API cannot be stored or used."""
+
+
+class NotFound(GraphMemError, LookupError):
+    """Something asked for by id does not exist."""
+
+
+class SessionNotFound(NotFound):
+    """No session has this id."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"session not found: {session_id!r}")
+        self.session_id = session_id
+
+
+class DatabaseError(GraphMemError):
+    """Neo4j failed a statement."""
+
+
+class DatabaseUnavailable(DatabaseError):
+    """Neo4j could not be reached within the time budget."""
+
+
+class SchemaError(GraphMemError):
+    """The schema is missing, newer than this code, or inconsistent."""
+
+
+class EmbeddingMismatch(SchemaError):
+    """The database holds embeddings of another model or dimension than the configured one."""
+
+
+class ServerError(GraphMemError):
+    """The managed local Neo4j server could not be installed, started or stopped."""
+
+
+class CypherError(GraphMemError):
+    """A Cypher file is missing, or was called with parameters other than the ones it uses."""
+
+
+class ProviderError(GraphMemError):
+    """An embedding or LLM provider failed (after retries where they apply)."""

@@ -1,0 +1,171 @@
+"""Pydantic data models: what goes into graphmem and what comes out. No database code here.
+
+Attribute names are snake_case; every model also accepts and dumps the camelCase names used in
+the graph and in seed 004 (``keyFindings``, ``filesMentioned`` ...) with ``by_alias=True``.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "ConversationSummary",
+    "Session",
+    "SessionDetail",
+    "SessionInfo",
+    "Summary",
+    "ToolCall",
+    "ToolCallIn",
+    "Turn",
+    "TurnIn",
+    "clean_text",
+    "utcnow",
+]
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware in UTC."""
+    return datetime.now(UTC)
+
+
+def clean_text(value: str) -> str:
+    """Make a string storable in Neo4j (the documented text rule).
+
+    Neo4j stores strings as UTF-8, which cannot encode a lone UTF-16 surrogate (``"\\ud800"``,
+    as produced by ``json.loads`` of broken escapes or by ``surrogateescape`` decoding). Each lone
+    surrogate is replaced by U+FFFD REPLACEMENT CHARACTER. Everything else is kept verbatim,
+    including NUL bytes and other control characters, so valid text round-trips byte for byte.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in value)
+    return value
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+class ToolCallIn(_Model):
+    """A tool call to store with a turn."""
+
+    name: str
+    args: Any = None
+    result: str | None = None
+    success: bool | None = None
+    duration_ms: int | None = None
+    timestamp: datetime | None = None
+    source_id: str | None = None
+    """The id the source gave the call (e.g. Claude Code's ``tool_use_id``), kept for provenance."""
+
+    @field_validator("name", "result")
+    @classmethod
+    def _clean(cls, v: str | None) -> str | None:
+        return None if v is None else clean_text(v)
+
+    def args_json(self) -> str:
+        """The arguments as stored: a string is kept verbatim, anything else is JSON-encoded."""
+        if self.args is None:
+            return ""
+        if isinstance(self.args, str):
+            return clean_text(self.args)
+        return clean_text(json.dumps(self.args, ensure_ascii=False, sort_keys=True, default=str))
+
+
+class TurnIn(_Model):
+    """One turn to store: a user message, the assistant's answer and the tool calls between."""
+
+    user_message: str
+    assistant_message: str
+    tool_calls: list[ToolCallIn] = Field(default_factory=list)
+    timestamp: datetime | None = None
+    source_id: str | None = None
+    """A stable id from the source transcript; importing the same source id twice stores it once."""
+
+    @field_validator("user_message", "assistant_message")
+    @classmethod
+    def _clean(cls, v: str) -> str:
+        return clean_text(v)
+
+
+class ToolCall(_Model):
+    """A stored tool call."""
+
+    id: str
+    name: str
+    args: str = ""
+    result: str | None = None
+    success: bool | None = None
+    duration_ms: int | None = None
+    timestamp: datetime | None = None
+    order: int = 0
+
+
+class Turn(_Model):
+    """A stored turn (level 0 of the memory)."""
+
+    id: str
+    session_id: str
+    index: int
+    """1-based position in its session; contiguous."""
+    user_message: str
+    assistant_message: str
+    timestamp: datetime
+    char_count: int
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    source_id: str | None = None
+
+
+class Session(_Model):
+    """A conversation session, tied to a working directory."""
+
+    id: str
+    cwd: str
+    project_path: str
+    agent: str | None = None
+    title: str | None = None
+    started_at: datetime
+    last_activity_at: datetime
+    turn_count: int = 0
+
+
+class SessionInfo(Session):
+    """A session in a listing, with a preview of its last message."""
+
+    last_message: str | None = None
+
+
+class SessionDetail(Session):
+    """A session with all its turns (and their tool calls), in order."""
+
+    turns: list[Turn] = Field(default_factory=list)
+
+
+class ConversationSummary(_Model):
+    """What a summarizer produces (seed 004's ConversationSummary)."""
+
+    summary: str
+    key_findings: list[str] = Field(default_factory=list)
+    files_mentioned: list[str] = Field(default_factory=list)
+    tools_used: list[str] = Field(default_factory=list)
+    topics: list[str] = Field(default_factory=list)
+
+
+class Summary(ConversationSummary):
+    """A stored summary node of the hierarchy (level >= 1)."""
+
+    id: str
+    session_id: str
+    level: int
+    char_count: int
+    """Raw characters of the turns this summary covers (the sum over its subtree)."""
+    turn_count: int
+    timestamp: datetime
+    method: Literal["llm", "extractive"] | str = "extractive"
+    child_ids: list[str] = Field(default_factory=list)
