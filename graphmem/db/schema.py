@@ -68,7 +68,11 @@ def schema_status(db: Database) -> dict[str, Any]:
     """The recorded schema version and embedding, plus what this code expects."""
     schema = db.read("meta/get", key="schema")[0]["meta"] or {}
     emb = db.read("meta/get", key="embedding")[0]["meta"] or {}
+    indexes = db.read("meta/show_indexes")
+    not_online = sorted(f"{i['name']} ({i['state']})" for i in indexes if i["state"] != "ONLINE")
     return {
+        "indexes": len(indexes),
+        "indexes_not_online": not_online,
         "version": schema.get("version"),
         "expected": SCHEMA_VERSION,
         "server": db.server_info().version,

@@ -1,0 +1,119 @@
+"""Helpers shared by the CLI groups: settings, output (tables and JSON), progress bars."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from ..config import Settings
+from ..memory import GraphMemory
+
+__all__ = ["Progress", "add_json_flag", "emit_json", "open_memory", "print_table", "relative", "to_jsonable"]
+
+T = TypeVar("T")
+
+
+def open_memory(*, start: bool = False, ensure_schema: bool = True) -> GraphMemory:
+    """The GraphMemory the environment describes (managed server unless a URI is set)."""
+    mem = GraphMemory.from_settings(Settings.load(), start=start)
+    if ensure_schema:
+        mem.ensure_schema()
+    return mem
+
+
+def add_json_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def to_jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    return value
+
+
+def emit_json(value: Any) -> None:
+    json.dump(to_jsonable(value), sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+def relative(ts: datetime | None, now: datetime | None = None) -> str:
+    """'3 minutes ago' style, for listings."""
+    if ts is None:
+        return "-"
+    now = now or datetime.now(ts.tzinfo)
+    secs = max(0, int((now - ts).total_seconds()))
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if secs >= size:
+            n = secs // size
+            return f"{n} {unit}{'s' if n != 1 else ''} ago"
+    return "just now"
+
+
+def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, max_width: int = 60) -> None:
+    cells = [[str(h) for h in headers]] + [
+        [(str(c) if c is not None else "-").replace("\n", " ")[:max_width] for c in r] for r in rows
+    ]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    for n, r in enumerate(cells):
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+class Progress:
+    """A small progress bar on stderr (only drawn when stderr is a terminal, else periodic lines)."""
+
+    def __init__(self, total: int | None, label: str, *, stream: Any = None) -> None:
+        self.total = total
+        self.label = label
+        self.done = 0
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._last = 0.0
+        self._start = time.monotonic()
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        now = time.monotonic()
+        if now - self._last >= (0.1 if self.tty else 5.0) or (self.total and self.done >= self.total):
+            self._last = now
+            self._draw()
+
+    def _draw(self) -> None:
+        rate = self.done / max(1e-9, time.monotonic() - self._start)
+        if self.total:
+            frac = min(1.0, self.done / self.total)
+            bar = "#" * int(frac * 30)
+            text = f"{self.label} [{bar:<30}] {self.done}/{self.total} ({rate:,.0f}/s)"
+        else:
+            text = f"{self.label} {self.done} ({rate:,.0f}/s)"
+        if self.tty:
+            self.stream.write("\r" + text)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        self._draw()
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+    def wrap(self, items: Iterable[T]) -> Iterator[T]:
+        for item in items:
+            yield item
+            self.advance()
+        self.close()

@@ -1,0 +1,117 @@
+"""``graphmem db``: the managed local Neo4j (up, down, status, init, browser)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..config import Settings
+from ..db import managed_server, open_database, schema_status
+from ..errors import ConfigError
+from ..memory import GraphMemory
+from .common import add_json_flag, emit_json
+
+__all__ = ["register"]
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("db", help="the managed local Neo4j server and the schema")
+    p.set_defaults(group_parser=p)
+    verbs = p.add_subparsers(dest="verb", metavar="<verb>")
+
+    up = verbs.add_parser("up", help="install (first time, from Maven Central), start and initialise the managed server")
+    up.add_argument("--no-init", action="store_true", help="do not apply the schema")
+    up.set_defaults(handler=_up)
+
+    down = verbs.add_parser("down", help="stop the managed server (data is kept)")
+    down.set_defaults(handler=_down)
+
+    status = verbs.add_parser("status", help="where Neo4j is and whether it answers")
+    add_json_flag(status)
+    status.set_defaults(handler=_status)
+
+    init = verbs.add_parser("init", help="apply the schema (idempotent) and record its version")
+    init.set_defaults(handler=_init)
+
+    browser = verbs.add_parser("browser", help="print the Neo4j Browser URL and where the credentials are")
+    browser.add_argument("--open", action="store_true", help="open it in a web browser")
+    browser.set_defaults(handler=_browser)
+
+
+def _require_managed(settings: Settings, verb: str) -> None:
+    if not settings.managed:
+        raise ConfigError(f"`graphmem db {verb}` manages the local server, but GRAPHMEM_NEO4J_URI/NEO4J_URI is set")
+
+
+def _up(args: argparse.Namespace) -> int:
+    settings = Settings.load()
+    _require_managed(settings, "up")
+    server = managed_server(settings)
+    if not server.installed():
+        print(f"installing Neo4j {settings.neo4j_version} from Maven Central (first time only)...", file=sys.stderr)
+    was = server.state()
+    st = server.start()
+    print(f"Neo4j {st.version} {'already running' if was else 'started'} on {st.uri} (pid {st.pid})")
+    print(f"Browser: {st.browser_url}  user: neo4j  password file: {server.password_file}")
+    if not args.no_init:
+        with GraphMemory.from_settings(settings) as mem:
+            print(f"schema version {mem.init_schema()}")
+    return 0
+
+
+def _down(args: argparse.Namespace) -> int:
+    settings = Settings.load()
+    _require_managed(settings, "down")
+    stopped = managed_server(settings).stop()
+    print("stopped" if stopped else "not running")
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    settings = Settings.load()
+    info: dict[str, Any]
+    if settings.managed:
+        info = {"mode": "managed", **managed_server(settings).status()}
+    else:
+        info = {"mode": "explicit", "uri": settings.neo4j_uri, "database": settings.neo4j_database}
+    try:
+        with open_database(settings) as db:
+            db.ping()
+            info["reachable"] = True
+            info["schema"] = schema_status(db)
+    except Exception as e:  # status reports; it does not fail on an unreachable server
+        info["reachable"] = False
+        info["error"] = str(e).splitlines()[0]
+    if args.json:
+        emit_json(info)
+    else:
+        for k, v in info.items():
+            print(f"{k:>14}: {v}")
+    return 0 if info.get("reachable") else 4
+
+
+def _init(args: argparse.Namespace) -> int:
+    with GraphMemory.from_settings(Settings.load()) as mem:
+        print(f"schema version {mem.init_schema()}")
+    return 0
+
+
+def _browser(args: argparse.Namespace) -> int:
+    settings = Settings.load()
+    if settings.managed:
+        server = managed_server(settings)
+        st = server.state()
+        if st is None:
+            print("the managed server is not running: run `graphmem db up`", file=sys.stderr)
+            return 4
+        url, creds = st.browser_url, f"user neo4j, password in {server.password_file}"
+    else:
+        url, creds = "(your server's Browser)", "the password you configured"
+    print(url)
+    print(f"connect URL: {st.uri if settings.managed else settings.neo4j_uri}  credentials: {creds}")
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(url)
+    return 0

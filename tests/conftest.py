@@ -1,0 +1,133 @@
+"""Test fixtures: a real Neo4j for every integration test, and per-test namespaces.
+
+Which server (decided once per test session):
+
+1. ``GRAPHMEM_TEST_NEO4J_URI`` (+ ``_USER``, ``_PASSWORD``): that server;
+2. otherwise, when a Docker engine answers: testcontainers' Neo4j image of the same version;
+3. otherwise the managed server of graphmem itself, under ``GRAPHMEM_TEST_HOME`` (default
+   ``~/.cache/graphmem-test``), version ``GRAPHMEM_TEST_NEO4J_VERSION`` (default: graphmem's).
+
+Every test that writes owns a namespace (a unique directory path) and deletes only the
+sessions under it afterwards; nothing wipes the database.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from graphmem import Database, GraphMemory
+from graphmem.config import DEFAULT_NEO4J_VERSION
+from graphmem.neo4j_local import ManagedServer
+
+_ENV_PREFIXES = ("GRAPHMEM_", "NEO4J_", "OPENAI_")
+
+
+@dataclass(frozen=True)
+class Neo4jTarget:
+    uri: str
+    user: str
+    password: str
+    version: str
+    kind: str
+    home: Path | None = None
+
+    def env(self) -> dict[str, str]:
+        """Environment variables that point graphmem's CLI at this server."""
+        return {
+            "GRAPHMEM_NEO4J_URI": self.uri,
+            "GRAPHMEM_NEO4J_USER": self.user,
+            "GRAPHMEM_NEO4J_PASSWORD": self.password,
+        }
+
+
+def _docker_engine() -> bool:
+    if shutil.which("docker") is None:
+        return False
+    try:
+        return subprocess.run(["docker", "info"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def _test_home() -> Path:
+    return Path(os.environ.get("GRAPHMEM_TEST_HOME", "~/.cache/graphmem-test")).expanduser()
+
+
+def _test_version() -> str:
+    return os.environ.get("GRAPHMEM_TEST_NEO4J_VERSION", DEFAULT_NEO4J_VERSION)
+
+
+@pytest.fixture(scope="session")
+def neo4j_target() -> Iterator[Neo4jTarget]:
+    uri = os.environ.get("GRAPHMEM_TEST_NEO4J_URI")
+    version = _test_version()
+    if uri:
+        yield Neo4jTarget(
+            uri,
+            os.environ.get("GRAPHMEM_TEST_NEO4J_USER", "neo4j"),
+            os.environ.get("GRAPHMEM_TEST_NEO4J_PASSWORD", ""),
+            version,
+            "explicit",
+        )
+        return
+    if _docker_engine() and os.environ.get("GRAPHMEM_TEST_NO_DOCKER") != "1":
+        from testcontainers.neo4j import Neo4jContainer
+
+        image = f"neo4j:{version}-community"
+        with Neo4jContainer(image=image, password="graphmem-test-pw") as c:
+            yield Neo4jTarget(c.get_connection_url(), "neo4j", "graphmem-test-pw", version, "testcontainers")
+        return
+    server = ManagedServer(_test_home(), version, heap="1g", pagecache="1g", bolt_port=7787, http_port=7574)
+    was_running = server.state() is not None
+    st = server.start()
+    try:
+        yield Neo4jTarget(st.uri, "neo4j", server.password(), version, "managed", home=_test_home())
+    finally:
+        if not was_running and os.environ.get("GRAPHMEM_TEST_KEEP_SERVER") != "1":
+            server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test sees the developer's graphmem/Neo4j/OpenAI settings; GRAPHMEM_HOME is private."""
+    for key in list(os.environ):
+        if key.startswith(_ENV_PREFIXES) and not key.startswith("GRAPHMEM_TEST_"):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path / "graphmem-home"))
+
+
+@pytest.fixture(scope="session")
+def database(neo4j_target: Neo4jTarget) -> Iterator[Database]:
+    db = Database(neo4j_target.uri, neo4j_target.user, neo4j_target.password)
+    GraphMemory(db).init_schema()
+    try:
+        yield db
+    finally:
+        db.close()
+
+
+@pytest.fixture
+def namespace(database: Database) -> Iterator[str]:
+    """A unique directory path owned by one test; its sessions are deleted afterwards."""
+    ns = f"/graphmem-test/{uuid.uuid4().hex}"
+    yield ns
+    cleanup_namespace(database, ns)
+
+
+def cleanup_namespace(db: Database, ns: str) -> None:
+    mem = GraphMemory(db)
+    for row in db.read("maintenance/sessions_under_path", path=ns, prefix=ns + "/"):
+        mem.delete_session(row["id"])
+
+
+@pytest.fixture
+def memory(database: Database) -> GraphMemory:
+    return GraphMemory(database)
