@@ -175,6 +175,13 @@ class GraphMemory:
         """Apply the schema (idempotent) and return its version."""
         return apply_schema(self.db, dimensions=self.embedding_dimensions, model=self.embedding_model)
 
+    def await_text_index(self) -> None:
+        """Wait until the (eventually consistent) full-text indexes include every committed write.
+
+        They are eventually consistent so that a commit does not pay for a Lucene refresh; the
+        lag is normally milliseconds. Call this when a search must see a write just made."""
+        self.db.write("meta/await_fulltext_refresh")
+
     def ensure_schema(self) -> None:
         """Apply the schema when the database has none (cheap check otherwise)."""
         status = schema_status(self.db)

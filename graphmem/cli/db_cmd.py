@@ -105,11 +105,11 @@ def _browser(args: argparse.Namespace) -> int:
         if st is None:
             print("the managed server is not running: run `graphmem db up`", file=sys.stderr)
             return 4
-        url, creds = st.browser_url, f"user neo4j, password in {server.password_file}"
+        url, bolt, creds = st.browser_url, st.uri, f"user neo4j, password in {server.password_file}"
     else:
-        url, creds = "(your server's Browser)", "the password you configured"
+        url, bolt, creds = "(your server's Browser)", str(settings.neo4j_uri), "the password you configured"
     print(url)
-    print(f"connect URL: {st.uri if settings.managed else settings.neo4j_uri}  credentials: {creds}")
+    print(f"connect URL: {bolt}  credentials: {creds}")
     if args.open:
         import webbrowser
 

@@ -346,7 +346,14 @@ class ManagedServer:
         )
         self.state_file.write_text(json.dumps(asdict(st), indent=2))
         if wait:
-            self._wait_ready(st, proc)
+            try:
+                self._wait_ready(st, proc)
+            except BaseException:
+                # never leave a half-started server behind
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=30)
+                raise
         return st
 
     def _wait_ready(self, st: ServerState, proc: subprocess.Popen[bytes] | None) -> None:

@@ -188,7 +188,7 @@ def test_import_is_idempotent_and_contiguous(memory: GraphMemory, namespace: str
     assert (first.created, first.skipped) == (1200, 0)
     again = memory.import_turns(s.id, turns[:700] + turns[:10])
     assert (again.created, again.skipped) == (0, 710)
-    more = memory.import_turns(s.id, turns[1190:] + [TurnIn(user_message="new", assistant_message="x", source_id="rec-new")])
+    more = memory.import_turns(s.id, [*turns[1190:], TurnIn(user_message="new", assistant_message="x", source_id="rec-new")])
     assert (more.created, more.skipped) == (1, 10)
     detail = memory.load_session(s.id)
     assert [t.index for t in detail.turns] == list(range(1, 1203))

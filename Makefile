@@ -1,0 +1,48 @@
+# Two commands on a fresh machine (see README): `make demo` and `make test`.
+# Everything is installed into .venv by these targets; nothing is installed by hand.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.graphmem-installed
+PYTEST_OPTS ?= -q -p no:cacheprovider --timeout=1200
+LTS_VERSION     := 5.26.30
+DEFAULT_VERSION := 2026.08.1
+
+.PHONY: demo test lint unit integration integration-lts integration-default bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+## The main job: start the managed Neo4j (installed from Maven Central on first use), record a
+## realistic coding session with tool calls and print it back.
+demo: $(STAMP)
+	$(BIN)/graphmem demo
+
+## The test suite: lint, types, unit tests, then the integration tests against Neo4j 5.26 LTS
+## (OpenJDK 17) and the newest release (Temurin 25), each on a managed server of its own.
+test: lint unit integration-lts integration-default
+
+lint: $(STAMP)
+	$(BIN)/ruff check graphmem tests benchmarks
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_OPTS) tests/unit
+
+integration-lts: $(STAMP)
+	GRAPHMEM_TEST_NEO4J_VERSION=$(LTS_VERSION) $(BIN)/python -m pytest $(PYTEST_OPTS) tests/integration
+
+integration-default: $(STAMP)
+	GRAPHMEM_TEST_NEO4J_VERSION=$(DEFAULT_VERSION) $(BIN)/python -m pytest $(PYTEST_OPTS) tests/integration
+
+integration: integration-lts integration-default
+
+bench: $(STAMP)
+	$(BIN)/graphmem bench all
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

@@ -1,0 +1,113 @@
+"""Shared benchmark helpers: percentiles, machine description, results files."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+import sys
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+__all__ = ["BenchResult", "machine_info", "peak_rss_mb", "percentiles", "write_results"]
+
+
+def percentiles(samples_ms: list[float]) -> dict[str, float]:
+    """p50/p95/p99/mean/max of latencies in milliseconds (nearest-rank)."""
+    if not samples_ms:
+        return {"n": 0}
+    s = sorted(samples_ms)
+
+    def rank(p: float) -> float:
+        k = max(0, min(len(s) - 1, round(p / 100 * len(s) + 0.5) - 1))
+        return round(s[k], 3)
+
+    return {
+        "n": len(s),
+        "p50": rank(50),
+        "p95": rank(95),
+        "p99": rank(99),
+        "mean": round(sum(s) / len(s), 3),
+        "max": round(s[-1], 3),
+    }
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this Python process, in MiB."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def machine_info(server_version: str | None = None) -> dict[str, Any]:
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_gb = None
+    try:
+        kb = next(int(x.split()[1]) for x in Path("/proc/meminfo").read_text().splitlines() if x.startswith("MemTotal"))
+        mem_gb = round(kb / 1024 / 1024, 1)
+    except (OSError, StopIteration, ValueError):
+        pass
+    from .. import __version__
+
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gb": mem_gb,
+        "os": platform.platform(),
+        "python": sys.version.split()[0],
+        "graphmem": __version__,
+        "neo4j": server_version,
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+@dataclass
+class BenchResult:
+    name: str
+    command: str
+    machine: dict[str, Any]
+    figures: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def markdown(self) -> str:
+        lines = [f"# Benchmark: {self.name}", "", f"Command: `{self.command}`", ""]
+        m = self.machine
+        lines.append(
+            f"Machine: {m.get('cpu')} ({m.get('cores')} cores, {m.get('memory_gb')} GB), {m.get('os')}, "
+            f"Python {m.get('python')}, Neo4j {m.get('neo4j')}, graphmem {m.get('graphmem')}, {m.get('date')}"
+        )
+        lines.append("")
+        lines.append("| measure | n | p50 ms | p95 ms | p99 ms | mean ms | max ms | other |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|---|")
+        for key, val in self.figures.items():
+            if isinstance(val, dict) and "p50" in val:
+                other = ", ".join(f"{k} {v}" for k, v in val.items() if k not in {"n", "p50", "p95", "p99", "mean", "max"})
+                lines.append(
+                    f"| {key} | {val['n']} | {val['p50']} | {val['p95']} | {val['p99']} | {val['mean']} | "
+                    f"{val['max']} | {other} |"
+                )
+            else:
+                lines.append(f"| {key} | | | | | | | {val} |")
+        if self.notes:
+            lines += ["", *[f"- {n}" for n in self.notes]]
+        return "\n".join(lines) + "\n"
+
+
+def write_results(result: BenchResult, out_dir: Path) -> tuple[Path, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    base = out_dir / result.name
+    js = base.with_suffix(".json")
+    md = base.with_suffix(".md")
+    js.write_text(json.dumps(
+        {"name": result.name, "command": result.command, "machine": result.machine,
+         "figures": result.figures, "notes": result.notes}, indent=2) + "\n")
+    md.write_text(result.markdown())
+    return js, md

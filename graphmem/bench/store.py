@@ -1,0 +1,101 @@
+"""Write-path benchmark: store_turn (3 tool calls, no embedding), bulk import, the write floor."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+from ..memory import GraphMemory
+from ..models import ToolCallIn, TurnIn
+from .common import BenchResult, machine_info, peak_rss_mb, percentiles
+
+__all__ = ["cleanup_bench_namespace", "run_store_bench"]
+
+
+def _tools(i: int) -> list[ToolCallIn]:
+    return [
+        ToolCallIn(name="Grep", args={"pattern": f"def handler_{i}", "path": "src/"}, result=f"src/app/h{i}.py:12", success=True, duration_ms=35),
+        ToolCallIn(name="Read", args={"file_path": f"src/app/h{i}.py"}, result="x = 1\n" * 40, success=True, duration_ms=9),
+        ToolCallIn(name="Bash", args={"command": "pytest -q tests/test_h.py"}, result="3 passed in 0.4s", success=i % 7 != 0, duration_ms=900),
+    ]
+
+
+def _user(i: int) -> str:
+    return f"Why does handler_{i} return 500 when the payload has no 'user' key? Please fix it and add a test."
+
+
+def _assistant(i: int) -> str:
+    return (
+        f"handler_{i} indexes payload['user'] directly; I changed it to payload.get('user') with a 400 response "
+        "when it is missing, and added tests/test_h.py::test_missing_user. " * 3
+    )
+
+
+def cleanup_bench_namespace(mem: GraphMemory, ns: str) -> None:
+    for row in mem.db.read("maintenance/sessions_under_path", path=ns, prefix=ns + "/"):
+        mem.delete_session(row["id"])
+
+
+def _timed(fn: Callable[[], object], n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def run_store_bench(mem: GraphMemory, *, turns: int = 2000, warmup: int = 200, bulk: int = 20000,
+                    command: str = "graphmem bench store") -> BenchResult:
+    """Measure the write path on ``mem``'s server; cleans its own namespace afterwards."""
+    ns = f"/graphmem-bench/{uuid.uuid4().hex}"
+    mem.init_schema()
+    result = BenchResult("store", command, machine_info(mem.db.server_info().version))
+    try:
+        s = mem.create_session(ns + "/store", agent="bench")
+        counter = iter(range(10**9))
+
+        def one() -> None:
+            i = next(counter)
+            mem.store_turn(s.id, _user(i), _assistant(i), _tools(i))
+
+        _timed(one, warmup)
+        floor = _timed(lambda: mem.db.write("bench/noop_write"), warmup)
+        # interleave the floor and store_turn so both see the same machine load
+        store_ms: list[float] = []
+        floor = []
+        for _ in range(turns):
+            store_ms.extend(_timed(one, 1))
+            floor.extend(_timed(lambda: mem.db.write("bench/noop_write"), 1))
+        st = percentiles(store_ms)
+        fl = percentiles(floor)
+        st["throughput_per_s"] = round(1000 / st["mean"], 1)
+        result.figures["store_turn (3 tool calls, no embedding)"] = st
+        result.figures["empty write transaction (floor)"] = fl
+        result.figures["store_turn p50 / floor p50"] = round(st["p50"] / fl["p50"], 2)
+
+        imp = mem.create_session(ns + "/import", agent="bench")
+        base = datetime(2025, 1, 1, tzinfo=UTC)
+        rows = [
+            TurnIn(user_message=_user(i), assistant_message=_assistant(i), tool_calls=_tools(i),
+                   timestamp=base + timedelta(seconds=i), source_id=f"bench-{i}")
+            for i in range(bulk)
+        ]
+        t0 = time.perf_counter()
+        res = mem.import_turns(imp.id, rows, batch_size=500)
+        secs = time.perf_counter() - t0
+        result.figures["bulk import (3 tool calls each)"] = (
+            f"{res.created} turns in {secs:.2f} s = {res.created / secs:,.0f} turns/s "
+            f"({3 * res.created / secs:,.0f} tool calls/s), batches of 500"
+        )
+        result.figures["peak Python RSS"] = f"{peak_rss_mb()} MiB"
+        result.notes.append(
+            "store_turn is one write transaction (Turn + 3 ToolCalls + HAS_TURN + NEXT + session update); "
+            "it and the floor run interleaved, one call each in turn, after a warm-up of "
+            f"{warmup} calls."
+        )
+    finally:
+        cleanup_bench_namespace(mem, ns)
+    return result
