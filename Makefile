@@ -27,7 +27,7 @@ demo: $(STAMP)
 test: lint unit integration-lts integration-default
 
 lint: $(STAMP)
-	$(BIN)/ruff check graphmem tests benchmarks
+	$(BIN)/ruff check graphmem tests
 	$(BIN)/mypy
 
 unit: $(STAMP)

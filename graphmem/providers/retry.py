@@ -193,7 +193,7 @@ def call_with_retry(
 
     stop: StopBaseT = stop_after_attempt(policy.max_attempts)
     if policy.max_elapsed is not None:
-        stop = stop_any(stop, stop_before_delay(policy.max_elapsed))
+        stop = stop_any(stop_after_attempt(policy.max_attempts), stop_before_delay(policy.max_elapsed))
     retrying = Retrying(
         stop=stop,
         wait=_Wait(policy),
