@@ -1,0 +1,8 @@
+// Turns waiting for an embedding (oldest first), with the text the embedder needs (capped).
+MATCH (t:Turn {embedState: 'pending'})
+WITH t ORDER BY t.timestamp
+LIMIT $limit
+RETURN t.id AS id,
+       left(t.userMessage, $maxChars) AS userMessage,
+       left(t.assistantMessage, $maxChars) AS assistantMessage,
+       COLLECT { MATCH (t)-[r:HAS_TOOL_CALL]->(c:ToolCall) RETURN c.name ORDER BY r.order } AS tools

@@ -1,0 +1,1 @@
+CREATE INDEX turn_embedding_hash IF NOT EXISTS FOR (t:Turn) ON (t.embeddingHash)
