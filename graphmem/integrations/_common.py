@@ -1,0 +1,542 @@
+"""Types and helpers shared by the transcript importers (no database code).
+
+Every importer turns a CLI's own transcript into :class:`ImportedSession` objects whose turns
+carry a ``source_id`` taken from (or derived deterministically from) the source, so importing
+the same file twice yields the same ids. Bad content never raises: it becomes a warning and the
+importer goes on; only a file that cannot be read raises :class:`~graphmem.errors.InvalidInput`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import InvalidInput
+from ..models import ToolCallIn, TurnIn, clean_text
+from .redaction import redact_turn_with_kinds
+
+__all__ = [
+    "COMPACTION_MARKER",
+    "CONTEXT_CLOSE",
+    "CONTEXT_OPEN",
+    "INTERRUPTED_NOTE",
+    "ImportedSession",
+    "ReadCursor",
+    "Source",
+]
+
+COMPACTION_MARKER = "[compaction summary]"
+"""``user_message`` of the marked turn that stores a compaction summary (the summary is the
+``assistant_message``). Such turns have no tool calls and their source id is the summary's."""
+
+INTERRUPTED_NOTE = "[interrupted: the transcript holds no result for this tool call]"
+"""``result`` of a tool call whose result never reached the transcript (``success`` is None)."""
+
+CONTEXT_OPEN = "<graphmem-context>"
+CONTEXT_CLOSE = "</graphmem-context>"
+"""Tags around the context graphmem injects through hooks; importers strip these blocks from
+user messages so injected memory is never re-imported as something the user said."""
+
+Source = str | os.PathLike[str] | bytes | Iterable[str] | Iterable[bytes]
+"""A transcript: a path (``str`` is always a path), the whole content as ``bytes``, or lines."""
+
+_MAX_WARNINGS_PER_KIND = 5
+
+
+class ReadCursor(BaseModel):
+    """Where an incremental read stopped: a byte offset plus the last source id emitted.
+
+    ``offset`` is the byte position the next read starts at (always a line start); turns at or
+    before ``last_source_id`` are never emitted again, even if the file was rewritten.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    offset: int = 0
+    last_source_id: str | None = None
+
+
+class ImportedSession(BaseModel):
+    """One session read from a transcript, ready to be stored."""
+
+    agent: str
+    """``claude-code``, ``codex``, ``gemini`` or ``aider``."""
+    session_id: str
+    cwd: str | None = None
+    started_at: datetime | None = None
+    title: str | None = None
+    source_path: str | None = None
+    turns: list[TurnIn] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    stats: dict[str, int] = Field(default_factory=dict)
+    """Counters: records read, records skipped by kind, duplicates, redactions by kind ..."""
+    cursor: ReadCursor = Field(default_factory=ReadCursor)
+    """Pass to ``read_new`` to get only what was appended after this read."""
+
+
+# --------------------------------------------------------------------------------------------
+# diagnostics
+
+
+class Diagnostics:
+    """Collects warnings (capped per kind, with a final count) and counters."""
+
+    def __init__(self) -> None:
+        self._messages: dict[str, list[str]] = {}
+        self._counts: dict[str, int] = {}
+        self.stats: dict[str, int] = {}
+
+    def warn(self, kind: str, message: str) -> None:
+        """Record a warning of ``kind``; past a few per kind only the count is kept."""
+        self._counts[kind] = self._counts.get(kind, 0) + 1
+        msgs = self._messages.setdefault(kind, [])
+        if len(msgs) < _MAX_WARNINGS_PER_KIND:
+            msgs.append(message)
+
+    def count(self, key: str, n: int = 1) -> None:
+        """Add ``n`` to the counter ``key``."""
+        self.stats[key] = self.stats.get(key, 0) + n
+
+    def warnings(self) -> list[str]:
+        """The warnings, in the order their kinds first appeared."""
+        out: list[str] = []
+        for kind, msgs in self._messages.items():
+            out.extend(msgs)
+            extra = self._counts[kind] - len(msgs)
+            if extra > 0:
+                out.append(f"... and {extra} more warning(s) of kind {kind!r}")
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# reading lines
+
+
+@dataclass(slots=True)
+class RawLine:
+    """One line of a JSONL/Markdown source with its byte span."""
+
+    lineno: int
+    offset: int
+    end: int
+    text: str
+    terminated: bool
+
+
+def source_path(source: Source) -> str | None:
+    """The path of a path-like source, else None."""
+    if isinstance(source, str | os.PathLike):
+        return os.fspath(source)
+    return None
+
+
+def _open_binary(source: str | os.PathLike[str]) -> io.BufferedReader:
+    try:
+        return open(source, "rb")
+    except OSError as e:
+        raise InvalidInput(f"cannot read transcript {os.fspath(source)!r}: {e}") from e
+
+
+def file_size(source: Source) -> int | None:
+    """Size in bytes of a path source (None for in-memory sources)."""
+    path = source_path(source)
+    if path is None:
+        return None
+    try:
+        return os.stat(path).st_size
+    except OSError as e:
+        raise InvalidInput(f"cannot read transcript {path!r}: {e}") from e
+
+
+def read_bytes(source: Source) -> bytes:
+    """The whole content of a source as bytes."""
+    if isinstance(source, bytes):
+        return source
+    path = source_path(source)
+    if path is not None:
+        with _open_binary(path) as f:
+            try:
+                return f.read()
+            except OSError as e:
+                raise InvalidInput(f"cannot read transcript {path!r}: {e}") from e
+    parts: list[bytes] = []
+    for item in _items(source):
+        chunk = item if isinstance(item, bytes) else str(item).encode("utf-8", errors="surrogatepass")
+        parts.append(chunk if chunk.endswith(b"\n") else chunk + b"\n")
+    return b"".join(parts)
+
+
+def _items(source: Source) -> Iterable[str | bytes]:
+    """The lines of an in-memory line source."""
+    if isinstance(source, str | bytes | os.PathLike):
+        raise TypeError("not a line source")
+    return source
+
+
+def decode(raw: bytes) -> str:
+    """UTF-8 with invalid bytes replaced (U+FFFD)."""
+    return raw.decode("utf-8", errors="replace")
+
+
+def iter_lines(source: Source, start: int = 0) -> Iterator[RawLine]:
+    """The lines of a source from byte ``start`` on, split on ``\\n`` only.
+
+    Lines keep their exact byte spans so a reader can resume at a line start. A final line
+    without ``\\n`` has ``terminated=False`` (a writer may still be appending to it).
+    """
+    path = source_path(source)
+    if path is not None:
+        with _open_binary(path) as f:
+            try:
+                f.seek(start)
+                yield from _split(f, start)
+            except OSError as e:
+                raise InvalidInput(f"cannot read transcript {path!r}: {e}") from e
+        return
+    if isinstance(source, bytes):
+        yield from _split(io.BytesIO(source[start:]), start)
+        return
+    offset = 0
+    for lineno, item in enumerate(_items(source), 1):
+        raw = item if isinstance(item, bytes) else str(item).encode("utf-8", errors="surrogatepass")
+        if not raw.endswith(b"\n"):
+            raw += b"\n"
+        end = offset + len(raw)
+        if offset >= start:
+            text = decode(raw).rstrip("\r\n")
+            yield RawLine(lineno, offset, end, text, True)
+        offset = end
+
+
+def _split(f: io.BufferedIOBase | io.BytesIO, start: int) -> Iterator[RawLine]:
+    offset = start
+    for lineno, raw in enumerate(f, 1):
+        end = offset + len(raw)
+        terminated = raw.endswith(b"\n")
+        text = decode(raw)
+        if lineno == 1 and offset == 0 and text.startswith("\ufeff"):
+            text = text[1:]
+        yield RawLine(lineno, offset, end, text.rstrip("\r\n"), terminated)
+        offset = end
+
+
+def load_json_line(line: RawLine, diag: Diagnostics, *, incremental: bool) -> dict[str, Any] | None:
+    """Parse one JSONL line into an object, or record why it was skipped (never raises).
+
+    An unterminated last line that does not parse is a truncated write: a warning in a full
+    read, silently left for later in an incremental read (the caller does not consume it).
+    """
+    text = line.text.strip()
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        if not line.terminated:
+            if not incremental:
+                diag.warn("truncated", f"line {line.lineno}: truncated last line ignored ({len(text)} chars)")
+                diag.count("truncated_lines")
+            return None
+        diag.warn("invalid_json", f"line {line.lineno}: invalid JSON ignored ({_short_error(e)})")
+        diag.count("invalid_lines")
+        return None
+    if not isinstance(value, dict):
+        diag.warn("not_object", f"line {line.lineno}: JSON value is not an object, ignored")
+        diag.count("invalid_lines")
+        return None
+    return value
+
+
+def _short_error(e: BaseException) -> str:
+    text = str(e) or type(e).__name__
+    return text[:120]
+
+
+# --------------------------------------------------------------------------------------------
+# values
+
+
+def parse_ts(value: Any) -> datetime | None:
+    """An ISO 8601 string or epoch number (seconds or milliseconds) as an aware datetime."""
+    if isinstance(value, bool):
+        return None
+    try:
+        if isinstance(value, int | float):
+            seconds = value / 1000.0 if abs(value) > 1e11 else float(value)
+            return datetime.fromtimestamp(seconds, UTC)
+        if isinstance(value, str) and value.strip():
+            dt = datetime.fromisoformat(value.strip())
+            return dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
+
+
+def duration_ms(start: datetime | None, end: datetime | None) -> int | None:
+    """Milliseconds from ``start`` to ``end``, or None when unknown or negative."""
+    if start is None or end is None:
+        return None
+    ms = round((end - start).total_seconds() * 1000)
+    return ms if ms >= 0 else None
+
+
+def as_str(value: Any) -> str | None:
+    """``value`` if it is a string (cleaned for storage), else None."""
+    return clean_text(value) if isinstance(value, str) else None
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is a dict, else an empty dict."""
+    return value if isinstance(value, dict) else {}
+
+
+def short_hash(*parts: object) -> str:
+    """A stable 20-hex-digit digest of ``parts``."""
+    h = hashlib.sha1(usedforsecurity=False)
+    for p in parts:
+        h.update(str(p).encode("utf-8", errors="surrogatepass"))
+        h.update(b"\x1f")
+    return h.hexdigest()[:20]
+
+
+_CONTEXT_RE = re.compile(re.escape(CONTEXT_OPEN) + r".*?(?:" + re.escape(CONTEXT_CLOSE) + r"|\Z)", re.DOTALL)
+_NOMEM_RE = re.compile(r"(?<![\w#])#nomem\b", re.IGNORECASE)
+
+
+def strip_injected_context(text: str) -> str:
+    """``text`` without graphmem-injected context blocks, stripped."""
+    if CONTEXT_OPEN in text:
+        text = _CONTEXT_RE.sub("", text)
+    return text.strip()
+
+
+def has_nomem(text: str) -> bool:
+    """Whether ``text`` carries the ``#nomem`` opt-out marker."""
+    return "#" in text and _NOMEM_RE.search(text) is not None
+
+
+# --------------------------------------------------------------------------------------------
+# turn assembly
+
+
+@dataclass
+class PendingTool:
+    """A tool call while its result may still arrive."""
+
+    name: str
+    args: Any
+    source_id: str | None
+    started: datetime | None
+    result: str | None = None
+    success: bool | None = None
+    finished: datetime | None = None
+    duration_ms: int | None = None
+    has_result: bool = False
+
+    def finish(self, result: str | None, success: bool | None, when: datetime | None) -> None:
+        """Attach the result (the first result wins; a duplicate result is ignored)."""
+        if self.has_result:
+            return
+        self.has_result = True
+        self.result = result
+        self.success = success
+        self.finished = when
+        if self.duration_ms is None:
+            self.duration_ms = duration_ms(self.started, when)
+
+    def to_model(self, diag: Diagnostics) -> ToolCallIn:
+        """The stored form; a call with no result gets ``success=None`` and a note."""
+        result = self.result
+        success = self.success
+        if not self.has_result:
+            result = INTERRUPTED_NOTE
+            success = None
+            diag.count("interrupted_tools")
+        return ToolCallIn(
+            name=self.name or "unknown",
+            args=self.args,
+            result=result,
+            success=success,
+            duration_ms=self.duration_ms,
+            timestamp=self.started,
+            source_id=self.source_id,
+        )
+
+
+@dataclass
+class TurnBuilder:
+    """A turn being assembled from records."""
+
+    source_id: str
+    user_message: str
+    timestamp: datetime | None
+    offset: int
+    kind: str = "prompt"
+    """``prompt``, ``command`` (dropped when nothing answered it) or ``compaction``."""
+    texts: list[str] = field(default_factory=list)
+    tools: list[PendingTool] = field(default_factory=list)
+    by_id: dict[str, PendingTool] = field(default_factory=dict)
+    last_event: str = "prompt"
+    """``prompt``, ``text``, ``tool_use`` or ``tool_result``: the latest thing seen."""
+    finished: bool = False
+    """Set when the source says the turn ended (e.g. Codex ``task_complete``)."""
+    notes: list[str] = field(default_factory=list)
+
+    def add_text(self, text: str) -> None:
+        """Append assistant text."""
+        if text:
+            self.texts.append(text)
+            self.last_event = "text"
+
+    def add_tool(self, tool: PendingTool) -> None:
+        """Append a tool call (a repeated source id is ignored)."""
+        if tool.source_id is not None:
+            if tool.source_id in self.by_id:
+                return
+            self.by_id[tool.source_id] = tool
+        self.tools.append(tool)
+        self.last_event = "tool_use"
+
+    def has_content(self) -> bool:
+        """Whether anything answered the prompt."""
+        return bool(self.texts or self.tools or self.notes)
+
+    def complete(self) -> bool:
+        """Whether the source said the turn ended (or it is a compaction summary)."""
+        return self.kind == "compaction" or self.finished
+
+    def looks_complete(self) -> bool:
+        """Heuristic: the turn ended on assistant text with every tool call answered."""
+        return self.complete() or (self.last_event == "text" and all(t.has_result for t in self.tools))
+
+    def complete_with(self, final_text: str, diag: Diagnostics) -> bool:
+        """Finish the turn with the final assistant text a Stop hook reported.
+
+        If the transcript already holds that text the turn is finished as is; if it lacks it
+        (the hook fired before the transcript was flushed) the text is added, provided every
+        tool call has its result. Returns whether the turn is now finished.
+        """
+        text = final_text.strip()
+        if not text:
+            return self.complete()
+        if self.texts and self.texts[-1].strip() == text:
+            self.finished = True
+        elif all(t.has_result for t in self.tools):
+            self.add_text(text)
+            self.finished = True
+            diag.count("tail_completed_from_hook")
+        return self.complete()
+
+    def to_model(self, diag: Diagnostics) -> TurnIn:
+        """The stored form."""
+        parts = [*self.texts, *self.notes]
+        return TurnIn(
+            user_message=self.user_message,
+            assistant_message="\n\n".join(parts),
+            tool_calls=[t.to_model(diag) for t in self.tools],
+            timestamp=self.timestamp,
+            source_id=self.source_id,
+        )
+
+
+def select_turns(
+    builders: list[TurnBuilder],
+    *,
+    final: bool,
+    after_source_id: str | None,
+    diag: Diagnostics,
+    tail_text: str | None = None,
+    heuristic: bool = False,
+) -> tuple[list[TurnBuilder], TurnBuilder | None]:
+    """The turns to emit, and the first held-back turn (if any).
+
+    A turn is emitted once a later prompt closed it, or the source marked it finished, or
+    ``final`` is set; ``tail_text`` (a Stop hook's ``last_assistant_message``) finishes the last
+    turn; ``heuristic`` also accepts a last turn that merely looks finished. The first turn that
+    is none of these (and every turn after it) is held back for a later read. Command turns that
+    nothing answered are dropped. Turns up to ``after_source_id`` are skipped.
+    """
+    out: list[TurnBuilder] = []
+    held: TurnBuilder | None = None
+    last_prompt_index = max((i for i, b in enumerate(builders) if b.kind != "compaction"), default=-1)
+    if tail_text and last_prompt_index >= 0 and not final:
+        builders[last_prompt_index].complete_with(tail_text, diag)
+    for i, b in enumerate(builders):
+        closed = b.kind == "compaction" or i < last_prompt_index
+        done = b.looks_complete() if heuristic else b.complete()
+        if not (final or closed or done):
+            held = b
+            break
+        if b.kind == "command" and not b.has_content():
+            diag.count("skipped:command_without_answer")
+            continue
+        out.append(b)
+    if after_source_id is not None:
+        ids = [b.source_id for b in out]
+        if after_source_id in ids:
+            out = out[ids.index(after_source_id) + 1 :]
+    return out, held
+
+
+def finalize(
+    builders: list[TurnBuilder],
+    diag: Diagnostics,
+    *,
+    skip_nomem: bool,
+    redact: bool,
+) -> list[TurnIn]:
+    """Build the turns, dropping ``#nomem`` turns and redacting secrets when asked."""
+    turns: list[TurnIn] = []
+    for b in builders:
+        if skip_nomem and has_nomem(b.user_message):
+            diag.count("skipped:nomem_turns")
+            continue
+        turn = b.to_model(diag)
+        diag.count("tool_calls", len(turn.tool_calls))
+        if redact:
+            turn, kinds = redact_turn_with_kinds(turn)
+            for kind in kinds:
+                diag.count(f"redacted:{kind}")
+        turns.append(turn)
+    return turns
+
+
+def text_of_blocks(content: Any, *, image: str = "[image]") -> str:
+    """Text of a string or a list of content blocks (``text`` parts; images as a marker)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts: list[str] = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict):
+            btype = block.get("type")
+            text = block.get("text")
+            if isinstance(text, str) and btype in (None, "text", "input_text", "output_text"):
+                parts.append(text)
+            elif btype in ("image", "input_image", "image_url") or "inlineData" in block:
+                parts.append(image)
+            elif btype == "document":
+                parts.append("[document]")
+    return "\n".join(p for p in parts if p)
+
+
+def json_text(value: Any) -> str:
+    """A value as text: strings verbatim, anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError, RecursionError):
+        return str(value)

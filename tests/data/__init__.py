@@ -1,0 +1,1 @@
+"""Reproducible generators of realistic CLI transcripts for the importer tests."""
