@@ -10,8 +10,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 from .config import Settings
 from .db import Database, apply_schema, open_database, schema_status
@@ -28,6 +28,25 @@ from .models import (
     utcnow,
 )
 from .paths import find_project_root, normalize_cwd
+from .providers import Embedder, make_embedder
+
+if TYPE_CHECKING:  # the summary hierarchy and worker (imported lazily by the methods using them)
+    from .check import CheckReport
+    from .facts import Fact, FactInjection, ForgetResult, RememberResult
+    from .facts.model import ScopeLike as FactScopeLike
+    from .models import Summary
+    from .providers import Summarizer
+    from .retrieval import (
+        ContextBlock,
+        ContextConfig,
+        EmbedPassStats,
+        RetrievalConfig,
+        Scope,
+        Searcher,
+        SearchMode,
+        SearchResult,
+    )
+    from .worker import SummaryWorker, WorkerConfig
 
 __all__ = ["LOCAL_EMBEDDING_DIMENSIONS", "LOCAL_EMBEDDING_MODEL", "GraphMemory", "ImportResult"]
 
@@ -141,24 +160,37 @@ class GraphMemory:
         self,
         db: Database,
         *,
-        embedding_model: str = LOCAL_EMBEDDING_MODEL,
-        embedding_dimensions: int = LOCAL_EMBEDDING_DIMENSIONS,
+        embedder: Embedder | None = None,
+        embedding_model: str | None = None,
+        embedding_dimensions: int | None = None,
         worktree_as_project: bool = True,
+        embed_inline: bool = False,
     ) -> None:
+        """``embedder`` is used for vector search and inline embedding; without one, search is
+        text-only. The model name and dimension recorded in the database (and used for the vector
+        indexes) are the embedder's, or the explicit values, or the local default's."""
         self.db = db
-        self.embedding_model = embedding_model
-        self.embedding_dimensions = embedding_dimensions
+        self.embedder = embedder
+        self.embedding_model = embedding_model or (embedder.model if embedder else LOCAL_EMBEDDING_MODEL)
+        self.embedding_dimensions = embedding_dimensions or (
+            embedder.dimensions if embedder else LOCAL_EMBEDDING_DIMENSIONS
+        )
         self.worktree_as_project = worktree_as_project
+        self.embed_inline = embed_inline
+        """Embed pending turns in :meth:`store_turn` itself (instead of leaving them to the worker)."""
+        self._searcher: Searcher | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, *, start: bool = False) -> GraphMemory:
         """Connect as configured (explicit URI, else the managed server; ``start`` starts it)."""
         settings = settings or Settings.load()
+        embedder = make_embedder(settings)
         db = open_database(settings, start=start)
         return cls(
             db,
-            embedding_model=settings.embedding_model or LOCAL_EMBEDDING_MODEL,
-            embedding_dimensions=settings.embedding_dimensions or LOCAL_EMBEDDING_DIMENSIONS,
+            embedder=embedder,
+            embedding_model=settings.embedding_model if embedder is None else None,
+            embedding_dimensions=settings.embedding_dimensions if embedder is None else None,
         )
 
     def close(self) -> None:
@@ -281,6 +313,8 @@ class GraphMemory:
         )
         if not rows:
             raise SessionNotFound(session_id)
+        if self.embed_inline and self.embedder is not None:
+            self.embed_pending(limit=64)  # inline embedding, when asked (oldest pending first)
         return Turn(
             id=turn_id,
             session_id=session_id,
@@ -376,3 +410,191 @@ class GraphMemory:
             self.get_session(sid)
             return 0
         return int(rows[0]["chars"] or 0)
+
+    # -- summary hierarchy and worker (graphmem/hierarchy.py, worker.py, check.py) ----------------
+    def level1_summaries_not_summarized(self, session_id: str, limit: int = 10) -> list[Summary]:
+        """Seed 004 getLevel1SummariesNotSummarized: the latest ``limit`` level-1 summaries no
+        level-2 summary covers yet, oldest first."""
+        return self.summaries_not_rolled_up(session_id, 1, limit)
+
+    def summaries_not_rolled_up(self, session_id: str, level: int, limit: int = 10) -> list[Summary]:
+        """The latest ``limit`` level-``level`` summaries no higher summary covers yet, oldest first."""
+        from .hierarchy import summaries_not_rolled_up
+
+        return summaries_not_rolled_up(self.db, _check_id(session_id, "session id"), level, limit)
+
+    def summaries(self, session_id: str, level: int | None = None) -> list[Summary]:
+        """A session's summaries (one level, or all), by level then turn order."""
+        from .hierarchy import session_summaries
+
+        return session_summaries(self.db, _check_id(session_id, "session id"), level)
+
+    def worker(self, summarizer: Summarizer | None = None, config: WorkerConfig | None = None) -> SummaryWorker:
+        """A summarizer worker on this database with this memory's embedder (extractive summaries
+        unless ``summarizer`` is given); ``.start_thread()`` runs it in the background,
+        ``.run_until_idle()`` catches up in the caller's thread."""
+        from .worker import SummaryWorker
+
+        return SummaryWorker(self.db, summarizer, self.embedder, config)
+
+    def check_hierarchy(self, path: str | None = None, *, complete: bool = False) -> CheckReport:
+        """Verify the summary invariants (of the sessions under ``path``, or all); see graphmem.check."""
+        from .check import check_hierarchy
+
+        return check_hierarchy(self.db, path=normalize_cwd(path) if path else None, complete=complete)
+
+    # -- facts (graphmem/facts) -------------------------------------------------------------------
+    def remember(
+        self,
+        content: str,
+        subjects: Sequence[str] = (),
+        *,
+        type: str | None = None,
+        ttl: str | timedelta | None = None,
+        scope: FactScopeLike = "global",
+        importance: float | None = None,
+        source: str | None = "explicit",
+        turn_id: str | None = None,
+    ) -> RememberResult:
+        """Remember a fact in ``scope`` (``"global"``, ``"project:<path>"``, ``"session:<id>"``).
+
+        When a current fact of the same scope has cosine >= 0.85 (setting ``facts.dedup_threshold``),
+        or a cosine >= 0.6 and the new text contains all of its words, it is updated: the new text
+        wins and the old version stays as history behind ``SUPERSEDES``. An existing fact that
+        already says it (same words) is left ``unchanged``. ``type`` defaults to the matched fact's
+        or ``"fact"``; ``ttl`` is a readable duration (``"1h"``, ``"7d"``, ``"never"``)."""
+        from .facts import remember
+
+        return remember(self, content, subjects, type=type, ttl=ttl, scope=scope, importance=importance,
+                        source=source, turn_id=turn_id)
+
+    def forget(self, topic_or_id: str, *, scopes: Sequence[FactScopeLike] | None = None,
+               reason: str | None = None, dry_run: bool = False) -> ForgetResult:
+        """Forget a fact by id, or every fact matching a topic; an audit record keeps when and why."""
+        from .facts import forget
+
+        return forget(self, topic_or_id, scopes=scopes, reason=reason, dry_run=dry_run)
+
+    def search_facts(self, query: str, *, scopes: Sequence[FactScopeLike] | None = None,
+                     limit: int | None = None, types: Sequence[str] | None = None) -> list[Fact]:
+        """Semantic top ``limit`` (default 10, no threshold) of current facts in ``scopes`` (None: all)."""
+        from .facts import search_facts
+
+        return search_facts(self, query, scopes=scopes, limit=limit, types=types)
+
+    def facts_about(self, subject: str, *, scopes: Sequence[FactScopeLike] | None = None,
+                    limit: int = 50) -> list[Fact]:
+        """Every current fact tagged with ``subject`` ("everything about mickael")."""
+        from .facts import facts_about
+
+        return facts_about(self.db, subject, scopes=scopes, limit=limit)
+
+    def list_facts(self, *, scopes: Sequence[FactScopeLike] | None = None, type: str | None = None,
+                   min_importance: float | None = None, since: datetime | timedelta | None = None,
+                   order: str = "recent", limit: int = 50) -> list[Fact]:
+        """Current facts by type / importance / recency (``order``: recent, importance, accessed)."""
+        from .facts import list_facts
+
+        return list_facts(self.db, scopes=scopes, type=type, min_importance=min_importance, since=since,
+                          order=order, limit=limit)
+
+    def inject_facts(self, session_id: str, message: str | Sequence[str], *, source: str = "user",
+                     vector: list[float] | None = None) -> FactInjection:
+        """The facts to add to the context before an LLM call (see graphmem.facts.inject)."""
+        from .facts import inject_facts
+
+        return inject_facts(self, _check_id(session_id, "session id"), message, source=source, vector=vector)
+
+    def delete_expired_facts(self) -> int:
+        """Delete the facts whose TTL has passed (reads already hide them); returns how many."""
+        from .facts import delete_expired_facts
+
+        return delete_expired_facts(self.db)
+
+    # -- retrieval (graphmem/retrieval) ----------------------------------------------------------
+    def searcher(self, config: RetrievalConfig | None = None) -> Searcher:
+        """The searcher of this memory (created on first use); ``config`` replaces its settings."""
+        from .retrieval import Searcher
+
+        if self._searcher is None or config is not None:
+            self._searcher = Searcher(self.db, self.embedder, config, dimensions=self.embedding_dimensions)
+        return self._searcher
+
+    def search(
+        self,
+        query: str,
+        *,
+        scope: Scope | str | None = None,
+        levels: Sequence[int] = (0, 1, 2, 3),
+        k: int = 10,
+        mode: SearchMode = "hybrid",
+        min_score: float | None = None,
+        locale: str = "en",
+        with_embeddings: bool = False,
+    ) -> SearchResult:
+        """Search turns (level 0) and summaries (levels 1+) of ``scope`` (``Scope`` or
+        ``"everything"``, ``"session:<id>"``, ``"directory:<path>"``, ``"project:<path>"``).
+
+        ``mode``: ``hybrid`` (vector + full-text fused by RRF), ``semantic`` or ``text``; without a
+        working embedder it runs text-only and says so in ``warnings``. ``min_score`` is a cosine
+        threshold for vector candidates (raw cosine, not the index's (1+cos)/2), or a BM25 threshold
+        in text mode. See :mod:`graphmem.retrieval.search` for the strategies."""
+        return self.searcher().search(
+            query, scope=scope, levels=levels, k=k, mode=mode, min_score=min_score, locale=locale,
+            with_embeddings=with_embeddings,
+        )
+
+    def build_context(self, session_id: str, message: str, *, config: ContextConfig | None = None) -> ContextBlock:
+        """The enriched context to pass to the agent before answering ``message`` (seed 004 §3):
+        recent raw turns, relevant past turns and summaries, unrolled level-1 summaries; rendered
+        in ``.text`` within ``config.budget_chars``, ``.to_json()`` for machines."""
+        import time
+
+        from .retrieval import ContextConfig, build_context
+
+        t0 = time.perf_counter()
+        cfg = config or ContextConfig()
+        sid = _check_id(session_id, "session id")
+        if not isinstance(message, str):
+            raise InvalidInput("message must be a string")
+        session = self.get_session(sid)
+        recent = self.recent_turns(sid, max_chars=cfg.recent_max_chars, limit=cfg.recent_limit)
+        level1 = [
+            r["item"]
+            for r in self.db.read("context/level1_unrolled", sessionId=sid, limit=cfg.level1_limit,
+                                  maxChars=cfg.item_max_chars, withEmbedding=False)
+        ]
+        recent_vectors: dict[str, list[float]] = {}
+        if recent:
+            rows = self.db.read("search/hydrate", turnIds=[t.id for t in recent], summaryIds=[], maxChars=0,
+                                withEmbedding=True)
+            recent_vectors = {r["item"]["id"]: list(r["item"]["embedding"]) for r in rows if r["item"]["embedding"]}
+        timings: dict[str, float] = {}
+        block = build_context(self.searcher(), session, recent, level1, message, cfg,
+                              recent_vectors=recent_vectors, timings=timings)
+        timings["total"] = round((time.perf_counter() - t0) * 1000, 3)
+        block.timings_ms = timings
+        return block
+
+    def embed_pending(self, *, limit: int | None = None, batch: int = 128, expansion_window: int = 0) -> EmbedPassStats:
+        """Embed pending turns and summaries now, in the caller's thread (the worker does it in the
+        background); ``expansion_window`` > 0 also writes turns' ``contextText`` (document expansion)."""
+        from .errors import ConfigError
+        from .retrieval import embed_all_pending
+
+        if self.embedder is None:
+            raise ConfigError("no embedder configured (GRAPHMEM_EMBEDDER=none)")
+        return embed_all_pending(self.db, self.embedder, batch=batch, limit=limit, expansion_window=expansion_window)
+
+    def reindex(self, *, on_total: Any = None, progress: Any = None) -> EmbedPassStats:
+        """Re-embed everything with this memory's embedder (new model or dimension): drop and
+        recreate the vector indexes, reset every embedding to pending, embed, record the model."""
+        from .errors import ConfigError
+        from .retrieval import reindex
+
+        if self.embedder is None:
+            raise ConfigError("reindex needs an embedder (GRAPHMEM_EMBEDDER is none)")
+        stats = reindex(self.db, self.embedder, on_total=on_total, progress=progress)
+        self.embedding_model, self.embedding_dimensions = self.embedder.model, self.embedder.dimensions
+        self._searcher = None
+        return stats

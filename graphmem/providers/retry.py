@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RETRYABLE_STATUS",
+    "MalformedResponse",
     "RetryPolicy",
     "call_with_retry",
     "is_retryable",
@@ -39,6 +40,10 @@ T = TypeVar("T")
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 """HTTP statuses worth another attempt (plus any other 5xx)."""
+
+
+class MalformedResponse(ProviderError):
+    """A 2xx answer whose body is not what the API promises (not JSON, wrong shape); retried."""
 
 
 @dataclass(frozen=True)
@@ -84,9 +89,12 @@ def _status(exc: BaseException) -> int | None:
 
 
 def is_retryable(exc: BaseException) -> bool:
-    """True for errors another attempt may cure: 408/409/429/5xx, timeouts, connection errors."""
+    """True for errors another attempt may cure: 408/409/429/5xx, timeouts, connection errors,
+    malformed 2xx answers."""
     import openai
 
+    if isinstance(exc, MalformedResponse):
+        return True
     if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
         return True
     if isinstance(exc, openai.APIStatusError):
@@ -135,6 +143,8 @@ def _describe(exc: BaseException) -> str:
 
 def to_provider_error(exc: BaseException, what: str, attempts: int = 1) -> GraphMemError:
     """A clear graphmem error for a failed provider call (the caller chains it with ``from``)."""
+    if isinstance(exc, MalformedResponse) and attempts > 1:
+        return ProviderError(f"{what} failed after {attempts} attempts: {exc}")
     if isinstance(exc, GraphMemError):
         return exc
     status = _status(exc)
