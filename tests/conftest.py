@@ -126,6 +126,9 @@ def cleanup_namespace(db: Database, ns: str) -> None:
     mem = GraphMemory(db)
     for row in db.read("maintenance/sessions_under_path", path=ns, prefix=ns + "/"):
         mem.delete_session(row["id"])
+    from graphmem.facts import delete_facts_under_path
+
+    delete_facts_under_path(db, ns)  # project-scoped facts, their scope nodes and forget audits
 
 
 @pytest.fixture

@@ -1,10 +1,26 @@
-// Delete a session with its turns, tool calls and summaries; drop its directory if now empty.
+// Delete a session with its turns, tool calls, summaries and summary jobs; drop its directory if now empty.
 MATCH (s:Session {id: $id})
 OPTIONAL MATCH (s)-[:HAS_TURN]->(t:Turn)
 OPTIONAL MATCH (t)-[:HAS_TOOL_CALL]->(c:ToolCall)
 WITH s, collect(DISTINCT t) AS turns, collect(DISTINCT c) AS calls
 OPTIONAL MATCH (s)-[:HAS_SUMMARY]->(m:Summary)
 WITH s, turns, calls, collect(DISTINCT m) AS summaries
+// the summarizer worker's queued jobs and planning cursors of this session
+OPTIONAL MATCH (j:SummaryJob {sessionId: s.id})
+WITH s, turns, calls, summaries, collect(j) AS jobs
+OPTIONAL MATCH (q:SummaryCursor {sessionId: s.id})
+WITH s, turns, calls, summaries, jobs, collect(q) AS cursors
+WITH s, turns, calls, summaries + jobs + cursors AS summaries
+// facts scoped to this session (every version), its injection logs and its fact scope node
+OPTIONAL MATCH (f:Fact {scopeKey: 'session:' + s.id})
+WITH s, turns, calls, summaries, collect(f) AS facts
+WITH s, turns, calls, summaries + facts AS summaries
+OPTIONAL MATCH (s)-[:HAS_RETRIEVAL]->(r:Retrieval)
+WITH s, turns, calls, summaries, collect(r) AS retrievals
+WITH s, turns, calls, summaries + retrievals AS summaries
+OPTIONAL MATCH (fs:FactScope {key: 'session:' + s.id})
+WITH s, turns, calls, summaries, collect(fs) AS scopes
+WITH s, turns, calls, summaries + scopes AS summaries
 OPTIONAL MATCH (d:Directory)-[:HAS_SESSION]->(s)
 WITH s, turns, calls, summaries, d, size(turns) AS turnCount
 FOREACH (n IN calls | DETACH DELETE n)

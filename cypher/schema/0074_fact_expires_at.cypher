@@ -1,0 +1,1 @@
+CREATE INDEX fact_expires_at IF NOT EXISTS FOR (f:Fact) ON (f.expiresAt)

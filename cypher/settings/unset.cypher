@@ -1,0 +1,3 @@
+OPTIONAL MATCH (s:GraphMemSetting {key: $key})
+DELETE s
+RETURN count(s) AS removed

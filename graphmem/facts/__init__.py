@@ -1,0 +1,75 @@
+"""Fact memory: typed facts with similarity update, TTL, forget, search and pre-call injection.
+
+The graph::
+
+    (:Fact {id, content, type, importance, createdAt, updatedAt, expiresAt, accessCount,
+            lastAccessedAt, source, scope, scopeKey, contentKey, embedding, supersededAt, version})
+    (:Fact)-[:ABOUT]->(:Subject {name})          flat subject tags (seed 000)
+    (:Fact)-[:EXTRACTED_FROM]->(:Turn)           provenance
+    (:Fact)-[:SUPERSEDES {at}]->(:Fact)          history: the old version, retired
+    (:FactScope {key, kind, count})              one per scope: lock for remember, size for search
+    (:Session)-[:INJECTED {at, turnIndex}]->(:Fact)        injection state
+    (:Session)-[:HAS_RETRIEVAL]->(:Retrieval)-[:RETRIEVED {rank, score, reason}]->(:Fact)
+    (:ForgetAudit {id, at, reason, method, topicHash, factIds, types, scopeKeys})
+    (:GraphMemSetting {key, value})
+"""
+
+from .extract import ExtractedFact, FactExtractor, extract_facts_from_turn, make_fact_extractor
+from .inject import get_retrieval, inject_facts, list_retrievals, render_facts, session_scopes
+from .model import (
+    FACT_TYPES,
+    Fact,
+    FactInjection,
+    ForgetResult,
+    InjectedItem,
+    RememberResult,
+    Scope,
+    parse_ttl,
+)
+from .settings import DEFAULTS, FactSettings, get_settings, set_setting, settings_items, unset_setting
+from .store import (
+    delete_expired_facts,
+    delete_facts_under_path,
+    facts_about,
+    forget,
+    forget_audits,
+    get_fact,
+    list_facts,
+    remember,
+    search_facts,
+)
+
+__all__ = [
+    "DEFAULTS",
+    "FACT_TYPES",
+    "ExtractedFact",
+    "Fact",
+    "FactExtractor",
+    "FactInjection",
+    "FactSettings",
+    "ForgetResult",
+    "InjectedItem",
+    "RememberResult",
+    "Scope",
+    "delete_expired_facts",
+    "delete_facts_under_path",
+    "extract_facts_from_turn",
+    "facts_about",
+    "forget",
+    "forget_audits",
+    "get_fact",
+    "get_retrieval",
+    "get_settings",
+    "inject_facts",
+    "list_facts",
+    "list_retrievals",
+    "make_fact_extractor",
+    "parse_ttl",
+    "remember",
+    "render_facts",
+    "search_facts",
+    "session_scopes",
+    "set_setting",
+    "settings_items",
+    "unset_setting",
+]

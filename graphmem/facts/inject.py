@@ -1,0 +1,195 @@
+"""Pre-call injection (seed 001 V2, seed 002 auto-retrieve): facts that join the context before
+each LLM call, without an LLM call of its own.
+
+Candidates, from the scopes the session may see (global + its project + its session, never
+another project's or session's): identity facts, important facts (importance >= 0.8), recent facts
+(default 6 h) and the vector top 20 for the message. They are deduplicated by id and by meaning
+(cosine >= 0.85) among themselves and against what this session was already given within the last
+N turns, capped at 20, rendered as text, and logged as a ``(:Retrieval)``.
+
+Injection state is kept in the graph: ``(:Session)-[:INJECTED {at, turnIndex}]->(:Fact)``, one
+edge per fact, moved forward on each injection (``turnIndex`` is the turn the message will become:
+the session's turn count + 1). Being in the graph, it survives restarts and is shared by every
+process serving the session; it goes away with the session or the fact.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..db import Database
+from ..errors import SessionNotFound
+from ..models import clean_text, utcnow
+from .model import Fact, FactInjection, InjectedItem, Scope
+from .settings import FactSettings, get_settings
+from .store import nearest_facts
+
+if TYPE_CHECKING:
+    from ..memory import GraphMemory
+
+__all__ = ["get_retrieval", "inject_facts", "list_retrievals", "render_facts", "session_scopes"]
+
+PREVIEW_CHARS = 200
+
+
+def _native(value: Any) -> Any:
+    to_native = getattr(value, "to_native", None)
+    return to_native() if callable(to_native) else value
+
+
+def session_scopes(db: Database, session_id: str) -> list[str]:
+    """The scope keys a session may see: global, its project, itself."""
+    rows = db.read("sessions/get", id=session_id)
+    if not rows:
+        raise SessionNotFound(session_id)
+    project = rows[0]["session"]["projectPath"]
+    return [Scope.global_().key, Scope("project", project).key, Scope.session(session_id).key]
+
+
+def render_facts(items: Sequence[InjectedItem]) -> str:
+    """The injected block: one line per fact, type first (seed 000's '[Mémoire]' format)."""
+    if not items:
+        return ""
+    lines = ["[Memory - facts you know about the user and this project]"]
+    for it in items:
+        lines.append(f"- ({it.fact.type}) {it.fact.content}")
+    return "\n".join(lines)
+
+
+def _coalesce(message: str | Sequence[str]) -> str:
+    if isinstance(message, str):
+        return clean_text(message).strip()
+    return " ".join(clean_text(m).strip() for m in message if m and m.strip())
+
+
+def inject_facts(
+    mem: GraphMemory,
+    session_id: str,
+    message: str | Sequence[str],
+    *,
+    source: str = "user",
+    vector: list[float] | None = None,
+    settings: FactSettings | None = None,
+    log: bool = True,
+) -> FactInjection:
+    """The facts to add to the context before the LLM answers ``message`` in ``session_id``.
+
+    ``message`` may be several quick messages: they are coalesced into one query (seed 001 §3.3).
+    ``source="system"`` skips the injection (seed 001 §3.2). ``vector`` reuses the message's
+    embedding when the caller (``build_context``) already has it. ``settings`` overrides the stored
+    ones. Raises :class:`SessionNotFound` for an unknown session.
+    """
+    t0 = time.perf_counter()
+    cfg = settings or get_settings(mem.db)
+    text = _coalesce(message)
+
+    def skipped(why: str) -> FactInjection:
+        return FactInjection([], "", 0, None, round((time.perf_counter() - t0) * 1000, 3), skipped=why)
+
+    if source == "system":
+        return skipped("system message")
+    if not cfg.injection_enabled:
+        return skipped("disabled")
+    if not text:
+        return skipped("empty message")
+    limit = max(1, cfg.injection_max_results)
+    rows = mem.db.read(
+        "facts/inject_candidates", sessionId=session_id, dedupTurns=cfg.injection_dedup_turns,
+        importantMin=cfg.injection_important_min, since=utcnow() - timedelta(hours=cfg.injection_recent_hours),
+        limit=limit,
+    )
+    if not rows:
+        raise SessionNotFound(session_id)
+    state = rows[0]
+    turn_index = int(state["turnIndex"])
+    scope_keys: list[str] = list(state["scopeKeys"])
+    if vector is None and mem.embedder is not None:
+        vector = mem.embedder.embed_one(text)
+    hits: list[dict[str, Any]] = []
+    if vector is not None and cfg.injection_vector_k > 0:
+        hits = nearest_facts(mem.db, vector, scope_keys, k=cfg.injection_vector_k,
+                             min_cosine=cfg.injection_min_score, scope_count=int(state["scopeCount"]))
+    injected = [r for r in state["injected"] if r is not None]
+    seen_ids = {r["id"] for r in injected}
+    seen_vecs: list[list[float]] = [r["embedding"] for r in injected if r.get("embedding")]
+    ordered: list[tuple[str, dict[str, Any]]] = (
+        [("identity", r) for r in state["identity"]]
+        + [("important", r) for r in state["important"]]
+        + [("vector", r) for r in hits]
+        + [("recent", r) for r in state["recent"]]
+    )
+    chosen: list[InjectedItem] = []
+    chosen_ids: set[str] = set()
+    candidates = len({r["id"] for _, r in ordered})
+    skipped_seen = 0
+    threshold = cfg.injection_dedup_threshold
+    qvec = np.asarray(vector, dtype=np.float32) if vector is not None else None
+    seen_matrix = np.asarray(seen_vecs, dtype=np.float32) if seen_vecs else None
+    for reason, row in ordered:
+        if len(chosen) >= limit:
+            break
+        fid = row["id"]
+        if fid in chosen_ids:
+            continue
+        if fid in seen_ids:
+            skipped_seen += 1
+            chosen_ids.add(fid)
+            continue
+        emb = row.get("embedding")
+        if emb and seen_matrix is not None:
+            vec = np.asarray(emb, dtype=np.float32)
+            if float(np.max(seen_matrix @ vec)) >= threshold:
+                skipped_seen += 1
+                chosen_ids.add(fid)
+                continue
+        fact = Fact.from_row(row)
+        if reason == "vector":
+            score = fact.score
+        elif emb and qvec is not None:
+            score = round(float(np.dot(np.asarray(emb, dtype=np.float32), qvec)), 4)
+        else:
+            score = None
+        chosen.append(InjectedItem(fact, reason, score))  # type: ignore[arg-type]
+        chosen_ids.add(fid)
+        if emb:
+            vec = np.asarray(emb, dtype=np.float32)[None, :]
+            seen_matrix = vec if seen_matrix is None else np.vstack([seen_matrix, vec])
+    rendered = render_facts(chosen)
+    latency = round((time.perf_counter() - t0) * 1000, 3)
+    log_id: str | None = None
+    if log:
+        log_id = str(uuid.uuid4())
+        mem.db.write(
+            "retrievals/log", sessionId=session_id, id=log_id, now=utcnow(), turnIndex=turn_index,
+            preview=text[:PREVIEW_CHARS], query=text[:PREVIEW_CHARS],
+            items=[{"id": i.fact.id, "score": -1.0 if i.score is None else i.score, "reason": i.reason} for i in chosen],
+            chars=len(rendered), latencyMs=latency, candidates=candidates, skippedSeen=skipped_seen,
+        )
+    return FactInjection(chosen, rendered, len(rendered), log_id, latency, None, turn_index)
+
+
+def list_retrievals(db: Database, *, session_id: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+    """The latest injection logs (newest first), optionally of one session."""
+    out = []
+    for r in db.read("retrievals/list", sessionId=session_id, limit=limit):
+        item = dict(r["retrieval"])
+        item["at"] = _native(item.get("at"))
+        out.append(item)
+    return out
+
+
+def get_retrieval(db: Database, retrieval_id: str) -> dict[str, Any] | None:
+    """One injection log with the facts it injected (those still stored)."""
+    rows = db.read("retrievals/get", id=retrieval_id)
+    if not rows:
+        return None
+    item = dict(rows[0]["retrieval"])
+    item["at"] = _native(item.get("at"))
+    item["items"] = sorted(rows[0]["items"], key=lambda i: i["rank"])
+    return item

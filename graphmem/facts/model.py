@@ -1,0 +1,276 @@
+"""Fact data: types and their default importance, scopes, TTLs, results. No database code here."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from ..errors import InvalidInput
+from ..paths import normalize_cwd
+
+__all__ = [
+    "FACT_TYPES",
+    "NEVER",
+    "Fact",
+    "FactInjection",
+    "ForgetResult",
+    "InjectedItem",
+    "RememberResult",
+    "Scope",
+    "ScopeLike",
+    "containment",
+    "content_key",
+    "default_importance",
+    "parse_ttl",
+]
+
+FACT_TYPES: dict[str, float] = {
+    "identity": 1.0,
+    "goal": 0.9,
+    "decision": 0.8,
+    "todo": 0.8,
+    "preference": 0.7,
+    "fact": 0.6,
+    "event": 0.4,
+    "observation": 0.3,
+}
+"""The eight fact types of seed 001 and their default importance."""
+
+NEVER = "never"
+"""A TTL meaning "permanent" (clears an expiry when a remember updates a fact)."""
+
+ScopeKind = Literal["global", "project", "session"]
+
+
+def default_importance(fact_type: str) -> float:
+    try:
+        return FACT_TYPES[fact_type]
+    except KeyError:
+        raise InvalidInput(f"unknown fact type {fact_type!r}; one of {', '.join(FACT_TYPES)}") from None
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a fact lives: ``global`` (the person), ``project:<projectPath>`` or ``session:<id>``."""
+
+    kind: ScopeKind
+    value: str = ""
+
+    @property
+    def key(self) -> str:
+        return "global" if self.kind == "global" else f"{self.kind}:{self.value}"
+
+    def __str__(self) -> str:
+        return self.key
+
+    @classmethod
+    def global_(cls) -> Scope:
+        return cls("global")
+
+    @classmethod
+    def project(cls, path: str) -> Scope:
+        if not path:
+            raise InvalidInput("a project scope needs a path")
+        return cls("project", normalize_cwd(path))
+
+    @classmethod
+    def session(cls, session_id: str) -> Scope:
+        if not session_id:
+            raise InvalidInput("a session scope needs a session id")
+        return cls("session", session_id)
+
+    @classmethod
+    def parse(cls, value: ScopeLike) -> Scope:
+        """``"global"``, ``"project:/path"``, ``"session:<id>"`` or a :class:`Scope`."""
+        if isinstance(value, Scope):
+            return value
+        if not isinstance(value, str):
+            raise InvalidInput(f"invalid scope {value!r}")
+        if value == "global":
+            return cls.global_()
+        kind, sep, rest = value.partition(":")
+        if sep and kind == "project":
+            return cls.project(rest)
+        if sep and kind == "session":
+            return cls.session(rest)
+        raise InvalidInput(f"invalid scope {value!r}: use 'global', 'project:<path>' or 'session:<id>'")
+
+
+ScopeLike = Scope | str
+
+_TTL_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|y)")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
+
+
+def parse_ttl(ttl: str | timedelta | None) -> timedelta | None:
+    """A readable duration -> timedelta: ``"1h"``, ``"7d"``, ``"30d"``, ``"2w"``, ``"1h30m"``,
+    ``"90 minutes"``. ``None`` is no TTL; ``"never"`` / ``"permanent"`` returns ``timedelta.max``
+    (the caller clears the expiry). :class:`InvalidInput` for anything else or a zero duration."""
+    if ttl is None:
+        return None
+    if isinstance(ttl, timedelta):
+        if ttl <= timedelta(0):
+            raise InvalidInput("a TTL must be positive")
+        return ttl
+    text = str(ttl).strip().lower()
+    if text in (NEVER, "permanent", "none", "null", "forever"):
+        return timedelta.max
+    pos = 0
+    total = 0.0
+    compact = text.replace(" ", "")
+    for m in _TTL_PART.finditer(compact):
+        if m.start() != pos:
+            break
+        unit = m.group(2)
+        key = "m" if unit.startswith("mi") or unit == "m" else unit[0]
+        total += float(m.group(1)) * _UNIT_SECONDS[key]
+        pos = m.end()
+    if pos != len(compact) or not compact or total <= 0:
+        raise InvalidInput(f"invalid TTL {ttl!r}: use a duration like '1h', '7d', '30d', '2w' or 'never'")
+    return timedelta(seconds=total)
+
+
+def _norm(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(re.findall(r"\w+", text))
+
+
+def content_key(text: str) -> str:
+    """Hash of the normalised text (case, punctuation and spacing ignored): exact duplicates."""
+    return hashlib.sha256(_norm(text).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def containment(inner: str, outer: str) -> float:
+    """The share of ``inner``'s words that ``outer`` contains (1.0: ``outer`` says all of it)."""
+    a = set(_norm(inner).split())
+    b = set(_norm(outer).split())
+    return len(a & b) / len(a) if a else 1.0
+
+
+def _native(value: Any) -> Any:
+    to_native = getattr(value, "to_native", None)
+    return to_native() if callable(to_native) else value
+
+
+@dataclass
+class Fact:
+    """A stored fact (the current version)."""
+
+    id: str
+    content: str
+    type: str
+    importance: float
+    scope: str
+    """The scope kind: global, project or session."""
+    scope_key: str
+    """``global``, ``project:<path>`` or ``session:<id>``."""
+    subjects: list[str] = field(default_factory=list)
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    expires_at: datetime | None = None
+    access_count: int = 0
+    last_accessed_at: datetime | None = None
+    source: str | None = None
+    score: float | None = None
+    """Cosine similarity to the query, for search results."""
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Fact:
+        return cls(
+            id=row["id"],
+            content=row["content"],
+            type=row["type"],
+            importance=float(row["importance"]),
+            scope=row["scope"],
+            scope_key=row["scopeKey"],
+            subjects=sorted(row.get("subjects") or []),
+            created_at=_native(row.get("createdAt")),
+            updated_at=_native(row.get("updatedAt")),
+            expires_at=_native(row.get("expiresAt")),
+            access_count=int(row.get("accessCount") or 0),
+            last_accessed_at=_native(row.get("lastAccessedAt")),
+            source=row.get("source"),
+            score=None if row.get("cosine") is None else round(float(row["cosine"]), 4),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able (datetimes as ISO strings)."""
+        out: dict[str, Any] = {}
+        for k, v in self.__dict__.items():
+            out[k] = v.isoformat() if isinstance(v, datetime) else v
+        return out
+
+
+@dataclass
+class RememberResult:
+    """What :func:`remember` did: ``inserted``, ``updated`` (the old version is kept as history
+    behind ``SUPERSEDES``) or ``unchanged`` (an existing fact already says it)."""
+
+    action: Literal["inserted", "updated", "unchanged"]
+    fact: Fact
+    previous: Fact | None = None
+    """The fact that was updated or matched."""
+    similarity: float | None = None
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "fact": self.fact.to_dict(),
+            "previous": self.previous.to_dict() if self.previous else None,
+            "similarity": self.similarity,
+            "reason": self.reason,
+        }
+
+
+@dataclass
+class ForgetResult:
+    """What :func:`forget` removed (or would remove, with ``dry_run``) and the audit record's id."""
+
+    removed: list[Fact]
+    audit_id: str | None
+    dry_run: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "removed": [f.to_dict() for f in self.removed],
+            "count": len(self.removed),
+            "audit_id": self.audit_id,
+            "dry_run": self.dry_run,
+        }
+
+
+@dataclass
+class InjectedItem:
+    fact: Fact
+    reason: Literal["identity", "important", "recent", "vector"]
+    score: float | None
+
+
+@dataclass
+class FactInjection:
+    """Facts to add to the context before an LLM call, rendered as ``text`` (``chars`` long)."""
+
+    items: list[InjectedItem]
+    text: str
+    chars: int
+    log_id: str | None
+    latency_ms: float
+    skipped: str | None = None
+    """Why nothing was done (``system message``, ``disabled``, ``empty message``), else None."""
+    turn_index: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "items": [{"reason": i.reason, "score": i.score, **i.fact.to_dict()} for i in self.items],
+            "text": self.text,
+            "chars": self.chars,
+            "log_id": self.log_id,
+            "latency_ms": self.latency_ms,
+            "skipped": self.skipped,
+            "turn_index": self.turn_index,
+        }

@@ -1,0 +1,146 @@
+"""Fact-memory settings stored in the database (``(:GraphMemSetting {key, value})``).
+
+Edited with ``graphmem settings get|set|unset``; read through a small per-process cache (a few
+seconds) so the pre-call injection does not pay a round trip per message. Unset keys take the
+defaults below.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..db import Database
+from ..errors import InvalidInput
+
+__all__ = ["DEFAULTS", "SETTINGS_HELP", "FactSettings", "get_settings", "set_setting", "settings_items", "unset_setting"]
+
+
+@dataclass(frozen=True)
+class FactSettings:
+    """Every fact-memory knob (defaults from seeds 000-002)."""
+
+    injection_enabled: bool = True
+    """Pre-call injection on/off (seed 002 auto_retrieve_enabled)."""
+    injection_max_results: int = 20
+    """At most this many facts per injection (seed 001 max_injection_count)."""
+    injection_min_score: float = 0.3
+    """Minimum cosine for the vector hits of an injection (identity/important/recent ignore it)."""
+    injection_vector_k: int = 20
+    """Vector top-k for the message (seed 001: top 20)."""
+    injection_recent_hours: float = 6.0
+    """Facts created within this window are 'recent' (seed 001: 6 h)."""
+    injection_important_min: float = 0.8
+    """Importance from which a fact is 'important' (seed 001: >= 0.8)."""
+    injection_dedup_threshold: float = 0.85
+    """Cosine above which a candidate repeats something already injected (seed 001: 0.85)."""
+    injection_dedup_turns: int = 10
+    """Facts injected within this many turns of the session are not injected again."""
+    dedup_threshold: float = 0.85
+    """remember(): cosine from which an existing fact of the scope is updated (seed 000: 0.85)."""
+    refine_min_similarity: float = 0.6
+    """remember(): a lower cosine still updates when the new text contains all the old one's words."""
+    forget_min_score: float = 0.5
+    """forget(topic): cosine from which a fact matches the topic (seed 002: 0.5)."""
+    search_limit: int = 10
+    """Default number of semantic search results (seed 000: top 10, no threshold)."""
+
+
+DEFAULTS = FactSettings()
+
+SETTINGS_HELP: dict[str, str] = {
+    "injection.enabled": "pre-call injection on/off",
+    "injection.max_results": "at most this many facts per injection",
+    "injection.min_score": "minimum cosine of the vector hits",
+    "injection.vector_k": "vector top-k for the message",
+    "injection.recent_hours": "window of 'recent' facts, hours",
+    "injection.important_min": "importance from which a fact is always injected",
+    "injection.dedup_threshold": "cosine from which a candidate repeats an injected fact",
+    "injection.dedup_turns": "do not re-inject a fact within this many turns",
+    "facts.dedup_threshold": "remember: cosine from which an existing fact is updated",
+    "facts.refine_min_similarity": "remember: lower cosine that still updates when the new text contains the old",
+    "facts.forget_min_score": "forget: cosine from which a fact matches the topic",
+    "facts.search_limit": "default number of semantic search results",
+}
+
+_FIELDS = {key: key.replace(".", "_").removeprefix("facts_") for key in SETTINGS_HELP}
+
+_lock = threading.Lock()
+_cache: dict[int, tuple[float, FactSettings]] = {}
+CACHE_SECONDS = 5.0
+
+
+def _coerce(key: str, value: Any) -> Any:
+    default = getattr(DEFAULTS, _FIELDS[key])
+    try:
+        if isinstance(default, bool):
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(value)
+        if isinstance(default, int):
+            out_i = int(value)
+            if out_i < 0:
+                raise ValueError(value)
+            return out_i
+        out_f = float(value)
+        if out_f < 0 or (key != "injection.recent_hours" and out_f > 1.0):
+            raise ValueError(value)
+        return out_f
+    except (TypeError, ValueError):
+        raise InvalidInput(f"invalid value {value!r} for {key} (default {default!r})") from None
+
+
+def _check_key(key: str) -> str:
+    if key not in SETTINGS_HELP:
+        raise InvalidInput(f"unknown setting {key!r}; one of {', '.join(SETTINGS_HELP)}")
+    return key
+
+
+def get_settings(db: Database, *, fresh: bool = False) -> FactSettings:
+    """The settings stored in ``db`` over the defaults (cached for a few seconds per database)."""
+    now = time.monotonic()
+    with _lock:
+        hit = _cache.get(id(db))
+    if hit is not None and not fresh and now - hit[0] < CACHE_SECONDS:
+        return hit[1]
+    values: dict[str, Any] = {}
+    for row in db.read("settings/all"):
+        key = row["key"]
+        if key in SETTINGS_HELP:
+            try:
+                values[_FIELDS[key]] = _coerce(key, row["value"])
+            except InvalidInput:
+                continue  # a bad stored value falls back to the default
+    settings = FactSettings(**values)
+    with _lock:
+        _cache[id(db)] = (now, settings)
+    return settings
+
+
+def set_setting(db: Database, key: str, value: Any) -> Any:
+    """Store one setting (validated and converted to its type); returns the stored value."""
+    typed = _coerce(_check_key(key), value)
+    db.write("settings/set", key=key, value=typed)
+    with _lock:
+        _cache.pop(id(db), None)
+    return typed
+
+
+def unset_setting(db: Database, key: str) -> bool:
+    """Back to the default; True when a stored value was removed."""
+    rows = db.write("settings/unset", key=_check_key(key))
+    with _lock:
+        _cache.pop(id(db), None)
+    return bool(rows and rows[0]["removed"])
+
+
+def settings_items(settings: FactSettings) -> dict[str, Any]:
+    """``{"injection.enabled": True, ...}`` for display."""
+    return {key: getattr(settings, field) for key, field in _FIELDS.items()}

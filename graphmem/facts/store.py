@@ -1,0 +1,436 @@
+"""Facts in the graph: remember (with the similarity update), search, list, forget, expire.
+
+Every read filters ``expiresAt IS NULL OR expiresAt > datetime()`` and ``supersededAt IS NULL``,
+so an expired fact disappears at once and :func:`delete_expired_facts` only reclaims space.
+
+The similarity check of :func:`remember` runs in the same write transaction as the write, after
+locking the scope's ``(:FactScope)`` node, so two processes remembering near-identical facts in one
+scope cannot both insert. Its strategy depends on the scope's size (kept on that node): an exact
+cosine scan for small scopes, else the vector index (the ``SEARCH`` clause filtered on
+``scopeKey`` on 2026.x; on 5.26 an over-fetch, post-filtered, widened when needed, with the exact
+scan as the last resort).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..db import Database
+from ..db.client import Tx
+from ..errors import InvalidInput, NotFound
+from ..models import clean_text, utcnow
+from .model import (
+    FACT_TYPES,
+    Fact,
+    ForgetResult,
+    RememberResult,
+    Scope,
+    ScopeLike,
+    containment,
+    content_key,
+    default_importance,
+    parse_ttl,
+)
+from .settings import get_settings
+
+if TYPE_CHECKING:
+    from ..memory import GraphMemory
+
+__all__ = [
+    "EXACT_SCAN_MAX",
+    "delete_expired_facts",
+    "delete_facts",
+    "delete_facts_under_path",
+    "facts_about",
+    "forget",
+    "forget_audits",
+    "get_fact",
+    "list_facts",
+    "nearest_facts",
+    "remember",
+    "search_facts",
+]
+
+EXACT_SCAN_MAX = 2000
+"""Scopes holding at most this many facts are scanned exactly instead of through the index."""
+MAX_FETCH = 4000
+MAX_CONTENT_CHARS = 10_000
+_VECTOR_INDEX = {False: "facts/vector_index", True: "facts/vector_index@search"}
+
+
+def _scopes(scopes: Sequence[ScopeLike] | ScopeLike | None) -> list[str] | None:
+    if scopes is None:
+        return None
+    if isinstance(scopes, Scope | str):
+        scopes = [scopes]
+    return sorted({Scope.parse(s).key for s in scopes})
+
+
+def _subjects(subjects: Sequence[str] | None) -> list[str]:
+    out: list[str] = []
+    for s in subjects or ():
+        name = " ".join(clean_text(str(s)).casefold().split())
+        if name and name not in out:
+            out.append(name[:200])
+    return out
+
+
+def _native(value: Any) -> Any:
+    to_native = getattr(value, "to_native", None)
+    return to_native() if callable(to_native) else value
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def _embed(mem: GraphMemory, text: str) -> list[float] | None:
+    return mem.embedder.embed_one(text) if mem.embedder is not None else None
+
+
+def _run(db: Database | Tx, name: str, **params: Any) -> list[dict[str, Any]]:
+    if isinstance(db, Tx):
+        return db.run(name, **params)
+    return db.read(name, **params)
+
+
+def nearest_facts(
+    db: Database | Tx,
+    vector: list[float],
+    scope_keys: list[str] | None,
+    *,
+    k: int,
+    min_cosine: float = -1.0,
+    scope_count: int | None = None,
+    search: bool | None = None,
+) -> list[dict[str, Any]]:
+    """Up to ``k`` current, unexpired facts of ``scope_keys`` (None: every scope) nearest to
+    ``vector`` with cosine >= ``min_cosine``, best first, as rows (with ``cosine`` and ``embedding``).
+
+    ``scope_count`` (facts in those scopes) picks an exact scan when small; unknown means the index.
+    ``search``: the server has the SEARCH clause (asked of ``db`` when it is a Database).
+    """
+    if scope_keys is not None and not scope_keys:
+        return []
+    if scope_keys is not None and scope_count is not None and scope_count <= EXACT_SCAN_MAX:
+        rows = _run(db, "facts/vector_exact", vector=vector, scopeKeys=scope_keys, k=k, minCosine=min_cosine)
+        return list(rows[0]["hits"]) if rows else []
+    if search is None:
+        search = db.server_info().vector_search_clause if isinstance(db, Database) else False
+    fetch = max(k * 2 + 10, 50) if search or scope_keys is None else max(k * 10, 200)
+    while True:
+        if scope_keys is None:
+            rows = _run(db, "facts/vector_all", vector=vector, fetch=fetch, k=k, minCosine=min_cosine)
+        else:
+            rows = _run(db, _VECTOR_INDEX[search], vector=vector, scopeKeys=scope_keys, fetch=fetch, k=k,
+                        minCosine=min_cosine)
+        row: dict[str, Any] = rows[0] if rows else {"fetched": 0, "lowestCosine": -1.0, "hits": []}
+        hits: list[dict[str, Any]] = list(row["hits"])
+        exhausted = row["fetched"] < fetch or row["lowestCosine"] < min_cosine
+        if len(hits) >= k or exhausted:
+            return hits
+        if fetch >= MAX_FETCH:
+            if scope_keys is None:
+                return hits
+            rows = _run(db, "facts/vector_exact", vector=vector, scopeKeys=scope_keys, k=k, minCosine=min_cosine)
+            return list(rows[0]["hits"]) if rows else []
+        fetch = min(MAX_FETCH, fetch * 4)
+
+
+def _expiry(ttl: str | timedelta | None, expires_at: datetime | None, now: datetime) -> tuple[bool, datetime | None]:
+    """(an expiry was given, the expiry or None for permanent)."""
+    if expires_at is not None:
+        if expires_at.tzinfo is None:
+            raise InvalidInput("expires_at must be timezone-aware")
+        return True, expires_at
+    delta = parse_ttl(ttl)
+    if delta is None:
+        return False, None
+    if delta == timedelta.max:
+        return True, None
+    return True, now + delta
+
+
+def remember(
+    mem: GraphMemory,
+    content: str,
+    subjects: Sequence[str] = (),
+    *,
+    type: str | None = None,
+    importance: float | None = None,
+    ttl: str | timedelta | None = None,
+    expires_at: datetime | None = None,
+    scope: ScopeLike = "global",
+    source: str | None = "explicit",
+    turn_id: str | None = None,
+    threshold: float | None = None,
+) -> RememberResult:
+    """Store a fact, or update the similar fact of the same scope (see :meth:`GraphMemory.remember`)."""
+    text = clean_text(content).strip() if isinstance(content, str) else ""
+    if not text:
+        raise InvalidInput("a fact needs some content")
+    if len(text) > MAX_CONTENT_CHARS:
+        raise InvalidInput(f"a fact is at most {MAX_CONTENT_CHARS} characters (store a summary, not a transcript)")
+    if type is not None:
+        default_importance(type)
+    if importance is not None and not 0.0 <= float(importance) <= 1.0:
+        raise InvalidInput("importance must be within [0, 1]")
+    sc = Scope.parse(scope)
+    names = _subjects(subjects)
+    settings = get_settings(mem.db)
+    dedup = settings.dedup_threshold if threshold is None else threshold
+    refine_min = min(settings.refine_min_similarity, dedup)
+    now = utcnow()
+    set_expiry, expiry = _expiry(ttl, expires_at, now)
+    vector = _embed(mem, text)
+    key = content_key(text)
+    search = mem.db.server_info().vector_search_clause
+
+    def work(tx: Tx) -> RememberResult:
+        lock = tx.run("facts/lock_scope", scopeKey=sc.key, scopeKind=sc.kind, contentKey=key)[0]
+        if lock["same"] is not None:
+            return _keep(tx, Fact.from_row(lock["same"]), 1.0, "same text")
+        hits: list[dict[str, Any]] = []
+        if vector is not None:
+            hits = nearest_facts(tx, vector, [sc.key], k=5, min_cosine=refine_min,
+                                 scope_count=int(lock["count"]), search=search)
+        for hit in hits:
+            old = Fact.from_row(hit)
+            cos = float(hit["cosine"])
+            if _words(text) >= 3 and containment(text, old.content) >= 1.0:
+                return _keep(tx, old, cos, "the stored fact already says it")
+            if cos >= dedup:
+                return _update(tx, old, cos, f"cosine {cos:.3f} >= {dedup}")
+            if _words(old.content) >= 3 and containment(old.content, text) >= 1.0:
+                return _update(tx, old, cos, f"the new text refines the stored one (cosine {cos:.3f})")
+        return _insert(tx, None, None, "no similar fact in the scope")
+
+    def _keep(tx: Tx, old: Fact, cos: float, reason: str) -> RememberResult:
+        rows = tx.run("facts/keep", id=old.id, subjects=names, setExpiry=set_expiry, expiresAt=expiry, turnId=turn_id)
+        return RememberResult("unchanged", Fact.from_row(rows[0]["fact"]), old, round(cos, 4), reason)
+
+    def _update(tx: Tx, old: Fact, cos: float, reason: str) -> RememberResult:
+        return _insert(tx, old, cos, reason)
+
+    def _insert(tx: Tx, old: Fact | None, cos: float | None, reason: str) -> RememberResult:
+        fact_type = type or (old.type if old else "fact")
+        if importance is not None:
+            imp = float(importance)
+        elif old is not None and old.type == fact_type:
+            imp = old.importance
+        else:
+            imp = FACT_TYPES[fact_type]
+        exp = expiry if set_expiry else (old.expires_at if old else None)
+        rows = tx.run(
+            "facts/insert",
+            id=str(uuid.uuid4()), content=text, contentKey=key, type=fact_type, importance=imp, now=now,
+            expiresAt=exp, source=source, scopeKey=sc.key, scopeKind=sc.kind, vector=vector, subjects=names,
+            turnId=turn_id, supersedes=old.id if old else None,
+        )
+        fact = Fact.from_row(rows[0]["fact"])
+        return RememberResult("updated" if old else "inserted", fact, old, None if cos is None else round(cos, 4), reason)
+
+    return mem.db.transaction(work)
+
+
+def get_fact(db: Database, fact_id: str) -> dict[str, Any]:
+    """A fact by id (a superseded version too): ``{"fact", "superseded_at", "current_id", "history"}``."""
+    rows = db.read("facts/get", id=fact_id)
+    if not rows:
+        raise NotFound(f"fact not found: {fact_id!r}")
+    r = rows[0]
+    at = r["supersededAt"]
+    return {
+        "fact": Fact.from_row(r["fact"]),
+        "superseded_at": _native(at),
+        "current_id": r["currentId"] or (None if at else r["fact"]["id"]),
+        "history": list(r["history"]),
+    }
+
+
+def _touch(db: Database, facts: Sequence[Fact]) -> None:
+    if facts:
+        db.write("facts/touch", ids=[f.id for f in facts], now=utcnow())
+
+
+def search_facts(
+    mem: GraphMemory,
+    query: str,
+    *,
+    scopes: Sequence[ScopeLike] | ScopeLike | None = None,
+    limit: int | None = None,
+    min_score: float | None = None,
+    types: Sequence[str] | None = None,
+    touch: bool = True,
+) -> list[Fact]:
+    """Semantic top ``limit`` (default 10, seed 000: no threshold) in ``scopes`` (None: all).
+
+    Without an embedder: a case-insensitive substring search. Counts a use of each result."""
+    k = limit or get_settings(mem.db).search_limit
+    keys = _scopes(scopes)
+    if mem.embedder is None:
+        facts = list_text(mem.db, query, keys, limit=k)
+    else:
+        vector = mem.embedder.embed_one(query)
+        count = None
+        if keys is not None:
+            count = int(mem.db.read("facts/scope_counts", scopeKeys=keys)[0]["count"])
+        fetch_k = k * 4 if types else k
+        rows = nearest_facts(mem.db, vector, keys, k=fetch_k, min_cosine=-1.0 if min_score is None else min_score,
+                             scope_count=count)
+        facts = [Fact.from_row(r) for r in rows]
+    if types:
+        facts = [f for f in facts if f.type in set(types)]
+    facts = facts[:k]
+    if touch:
+        _touch(mem.db, facts)
+    return facts
+
+
+def list_text(db: Database, text: str, keys: list[str] | None, *, limit: int) -> list[Fact]:
+    needle = " ".join(clean_text(text).casefold().split())
+    rows = db.read("facts/text_search", scopeKeys=keys, needle=needle, subject=needle, limit=limit)
+    return [Fact.from_row(r["fact"]) for r in rows]
+
+
+def list_facts(
+    db: Database,
+    *,
+    scopes: Sequence[ScopeLike] | ScopeLike | None = None,
+    type: str | None = None,
+    subject: str | None = None,
+    min_importance: float | None = None,
+    since: datetime | timedelta | None = None,
+    order: str = "recent",
+    limit: int = 50,
+) -> list[Fact]:
+    """Current facts, filtered; ``order`` is ``recent``, ``importance`` or ``accessed``."""
+    if order not in ("recent", "importance", "accessed"):
+        raise InvalidInput("order must be 'recent', 'importance' or 'accessed'")
+    if type is not None:
+        default_importance(type)
+    if isinstance(since, timedelta):
+        since = utcnow() - since
+    names = _subjects([subject]) if subject else []
+    rows = db.read(
+        "facts/list", scopeKeys=_scopes(scopes), type=type, subject=names[0] if names else None,
+        minImportance=min_importance, since=since, order=order, limit=limit,
+    )
+    return [Fact.from_row(r["fact"]) for r in rows]
+
+
+def facts_about(db: Database, subject: str, *, scopes: Sequence[ScopeLike] | ScopeLike | None = None,
+                limit: int = 50) -> list[Fact]:
+    """Every current fact tagged with ``subject`` ("everything about mickael"), most important first."""
+    return list_facts(db, scopes=scopes, subject=subject, order="importance", limit=limit)
+
+
+def delete_facts(db: Database, ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Delete facts (with their history) by id, without an audit record; returns id/type/scopeKey rows."""
+    out: list[dict[str, Any]] = []
+    items = list(ids)
+    for start in range(0, len(items), 500):
+        out.extend(db.write("facts/delete", ids=items[start : start + 500]))
+    return out
+
+
+def forget(
+    mem: GraphMemory,
+    topic_or_id: str,
+    *,
+    scopes: Sequence[ScopeLike] | ScopeLike | None = None,
+    min_score: float | None = None,
+    reason: str | None = None,
+    dry_run: bool = False,
+    limit: int = 200,
+) -> ForgetResult:
+    """Forget one fact by id, or every fact matching a topic (seed 002): cosine >= ``min_score``
+    (default 0.5), tagged with the topic as a subject, or containing it (3+ characters).
+
+    Removes each match with its whole history and writes a ``(:ForgetAudit)`` record (when, why,
+    which ids/types/scopes, a hash of the topic; never the facts' text). ``scopes`` limits a topic
+    forget (None: every scope)."""
+    value = clean_text(topic_or_id or "").strip()
+    if not value:
+        raise InvalidInput("forget needs a topic or a fact id")
+    keys = _scopes(scopes)
+    matched: dict[str, Fact] = {}
+    method = "topic"
+    rows = mem.db.read("facts/get", id=value) if len(value) <= 64 else []
+    if rows:
+        method = "id"
+        fact = Fact.from_row(rows[0]["fact"])
+        matched[fact.id] = fact
+    else:
+        threshold = get_settings(mem.db).forget_min_score if min_score is None else min_score
+        if mem.embedder is not None:
+            for f in search_facts(mem, value, scopes=keys, limit=limit, min_score=threshold, touch=False):
+                matched.setdefault(f.id, f)
+        needle = " ".join(value.casefold().split())
+        if len(needle) >= 3:
+            for f in list_text(mem.db, needle, keys, limit=limit):
+                matched.setdefault(f.id, f)
+    removed = list(matched.values())
+    if dry_run or not removed:
+        return ForgetResult(removed, None, dry_run)
+    deleted = {r["id"] for r in delete_facts(mem.db, list(matched))}
+    if method == "id":
+        deleted = {value} if deleted else set()
+        removed = [f for f in removed if f.id == value] if deleted else []
+    else:
+        removed = [f for f in removed if f.id in deleted]
+    audit_id = str(uuid.uuid4())
+    mem.db.write(
+        "facts/audit_forget", id=audit_id, now=utcnow(), reason=clean_text(reason) if reason else None,
+        method=method, topicHash=hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest(),
+        factIds=[f.id for f in removed], types=[f.type for f in removed], scopeKeys=[f.scope_key for f in removed],
+    )
+    return ForgetResult(removed, audit_id, False)
+
+
+def forget_audits(db: Database, limit: int = 50) -> list[dict[str, Any]]:
+    """The latest forget audit records (no fact text), newest first."""
+    out = []
+    for r in db.read("facts/audits", limit=limit):
+        a = dict(r["audit"])
+        a["at"] = _native(a.get("at"))
+        out.append(a)
+    return out
+
+
+def delete_expired_facts(db: Database, *, batch_size: int = 1000) -> int:
+    """Delete every fact whose expiry has passed (with its history); returns how many.
+
+    For the worker's periodic cleanup (seed 000's cron) and ``graphmem facts expire``. Reads
+    already hide expired facts; this reclaims the space."""
+    total = 0
+    while True:
+        ids = [r["id"] for r in db.read("facts/expired_batch", limit=batch_size)]
+        if not ids:
+            return total
+        total += len(delete_facts(db, ids))
+        if len(ids) < batch_size:
+            return total
+
+
+def delete_facts_under_path(db: Database, path: str) -> int:
+    """Delete the facts, scope nodes and forget audits of projects at or under ``path`` (clean-up)."""
+    path = path.rstrip("/") or "/"
+    prefix = path if path.endswith("/") else path + "/"
+    ids = [r["id"] for r in db.read("facts/under_path", path=path, prefix=prefix)]
+    n = len(delete_facts(db, ids))
+    db.write("facts/drop_scopes_under_path", path=path, prefix=prefix)
+    return n
+
+
+def cosine_matrix(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> np.ndarray[Any, Any]:
+    """Cosines between rows of ``a`` and ``b`` (both L2-normalised)."""
+    if not a or not b:
+        return np.zeros((len(a), len(b)))
+    return np.asarray(a, dtype=np.float32) @ np.asarray(b, dtype=np.float32).T

@@ -1,0 +1,301 @@
+"""Fact memory on a real Neo4j: remember/update/unchanged, scopes, TTL, forget, search, injection,
+settings, retrieval logs, LLM extraction (fake OpenAI server over real HTTP), CLI, bench smoke."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from graphmem import Database, GraphMemory
+from graphmem.facts import (
+    FactSettings,
+    Scope,
+    delete_expired_facts,
+    extract_facts_from_turn,
+    forget_audits,
+    get_fact,
+    get_retrieval,
+    get_settings,
+    inject_facts,
+    list_retrievals,
+    set_setting,
+    unset_setting,
+)
+from graphmem.facts.extract import FactExtractor
+from graphmem.facts.store import delete_facts
+from graphmem.facts.tools import memory_forget, memory_search_facts, memory_store_fact
+from graphmem.providers import LocalEmbedder
+from tests.fake_openai import FakeOpenAIServer
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalEmbedder:
+    e = LocalEmbedder()
+    e.load()
+    return e
+
+
+@pytest.fixture
+def fmem(database: Database, embedder: LocalEmbedder) -> GraphMemory:
+    return GraphMemory(database, embedder=embedder)
+
+
+@pytest.fixture
+def project(namespace: str) -> Scope:
+    return Scope.project(namespace + "/proj")
+
+
+@pytest.fixture
+def global_ids(database: Database) -> Iterator[list[str]]:
+    """Ids of global facts a test creates; deleted afterwards (global facts are outside namespaces)."""
+    ids: list[str] = []
+    yield ids
+    delete_facts(database, ids)
+
+
+def test_seed_000_update_and_distinct_facts_fr_en(fmem: GraphMemory, project: Scope) -> None:
+    r1 = fmem.remember("Mickael s'est cassé l'épaule", ["mickael", "blessure"], scope=project)
+    assert r1.action == "inserted" and r1.fact.type == "fact" and r1.fact.importance == 0.6
+    r2 = fmem.remember("Mickael s'est cassé l'épaule le 10 janvier 2026", ["mickael"], scope=project)
+    assert r2.action == "updated" and r2.previous is not None and r2.previous.id == r1.fact.id
+    assert set(r2.fact.subjects) == {"mickael", "blessure"}
+    info = get_fact(fmem.db, r1.fact.id)
+    assert info["superseded_at"] is not None and info["current_id"] == r2.fact.id
+    assert get_fact(fmem.db, r2.fact.id)["history"] == ["Mickael s'est cassé l'épaule"]
+    # the older, less precise text adds nothing
+    r3 = fmem.remember("Mickael s'est cassé l'épaule", scope=project)
+    assert r3.action == "unchanged" and r3.fact.id == r2.fact.id
+    # same person, different facts: two facts (FR and EN)
+    a = fmem.remember("Mickael habite à Paris", ["mickael"], scope=project)
+    b = fmem.remember("Mickael a un fils", ["mickael"], scope=project)
+    c = fmem.remember("Mickael lives in Paris", ["mickael"], scope=project)
+    d = fmem.remember("Mickael has a son", ["mickael"], scope=project)
+    assert a.action == b.action == "inserted"
+    assert d.action == "inserted"
+    assert c.action in ("inserted", "updated")  # FR/EN paraphrase: cosine 0.89 with USE v3
+    e = fmem.remember("Mickael broke his shoulder", scope=project)
+    f = fmem.remember("Mickael broke his shoulder on January 10, 2026", scope=project)
+    assert e.action == "inserted" and f.action == "updated"
+    about = fmem.facts_about("Mickael", scopes=[project])
+    contents = {x.content for x in about}
+    assert {"Mickael a un fils", "Mickael has a son"} <= contents
+    assert {"Mickael habite à Paris", "Mickael lives in Paris"} & contents  # one fact, in either language
+    assert "Mickael s'est cassé l'épaule" not in contents  # history is not current
+
+
+def test_types_importance_exact_duplicate_and_validation(fmem: GraphMemory, project: Scope) -> None:
+    r = fmem.remember("The user prefers dark mode in all applications", type="preference", scope=project)
+    assert r.fact.importance == 0.7
+    same = fmem.remember("the user prefers DARK mode in all applications!", scope=project)
+    assert same.action == "unchanged" and same.similarity == 1.0
+    goal = fmem.remember("Ship the graphmem MCP server before June", type="goal", scope=project)
+    assert goal.fact.importance == 0.9
+    with pytest.raises(ValueError):
+        fmem.remember("x", type="nonsense", scope=project)
+    with pytest.raises(ValueError):
+        fmem.remember("   ", scope=project)
+    with pytest.raises(ValueError):
+        fmem.remember("y is z", ttl="soon", scope=project)
+    listed = fmem.list_facts(scopes=[project], order="importance")
+    assert [x.type for x in listed][:2] == ["goal", "preference"]
+    assert [x.type for x in fmem.list_facts(scopes=[project], type="goal")] == ["goal"]
+    assert len(fmem.list_facts(scopes=[project], min_importance=0.8)) == 1
+
+
+def test_scopes_never_leak_adversarial(fmem: GraphMemory, namespace: str) -> None:
+    pa, pb = Scope.project(namespace + "/a"), Scope.project(namespace + "/b")
+    sa = fmem.create_session(namespace + "/a", project_path=namespace + "/a")
+    sb = fmem.create_session(namespace + "/b", project_path=namespace + "/b")
+    text = "The deploy script for this repository lives in tools/deploy.sh"
+    ra = fmem.remember(text, scope=pa)
+    rb = fmem.remember(text, scope=pb)  # identical text in another project: a separate fact
+    rs = fmem.remember(text + " (session note)", scope=Scope.session(sb.id))
+    assert ra.action == rb.action == rs.action == "inserted" and ra.fact.id != rb.fact.id
+    for fact in fmem.search_facts("where is the deploy script?", scopes=[pa]):
+        assert fact.scope_key == pa.key
+    inj = inject_facts(fmem, sa.id, "where is the deploy script?")
+    assert inj.items, "the project fact should be injected"
+    allowed = {"global", pa.key, f"session:{sa.id}"}
+    for item in inj.items:
+        assert item.fact.scope_key in allowed
+    assert ra.fact.id in {i.fact.id for i in inj.items}
+    assert rb.fact.id not in {i.fact.id for i in inj.items} and rs.fact.id not in {i.fact.id for i in inj.items}
+
+
+def test_ttl_hides_at_once_and_cleanup_deletes(fmem: GraphMemory, project: Scope) -> None:
+    r = fmem.remember("Mickael est malade", ["mickael", "santé"], ttl="7d", scope=project)
+    assert r.fact.expires_at is not None
+    assert timedelta(days=6, hours=23) < r.fact.expires_at - datetime.now(UTC) <= timedelta(days=7)
+    past = fmem.remember("Mickael is at the dentist right now", ttl="1h", scope=project)
+    fmem.db.write("testing/facts_set_expiry", id=past.fact.id, expiresAt=datetime.now(UTC) - timedelta(seconds=1))
+    assert past.fact.id not in {f.id for f in fmem.list_facts(scopes=[project])}
+    assert past.fact.id not in {f.id for f in fmem.search_facts("dentist", scopes=[project])}
+    assert past.fact.id not in {f.id for f in fmem.facts_about("mickael", scopes=[project])}
+    assert delete_expired_facts(fmem.db) >= 1
+    with pytest.raises(LookupError):
+        get_fact(fmem.db, past.fact.id)
+    assert get_fact(fmem.db, r.fact.id)["fact"].id == r.fact.id
+
+
+def test_forget_topic_and_id_with_audit(fmem: GraphMemory, namespace: str) -> None:
+    pa, pb = Scope.project(namespace + "/a"), Scope.project(namespace + "/b")
+    keep = fmem.remember("David est mon frère", ["david"], scope=pa)
+    ex1 = fmem.remember("Julie, my ex, lives in Lyon", ["julie"], scope=pa)
+    ex2 = fmem.remember("Julie and I broke up in March", ["julie"], scope=pa)
+    other = fmem.remember("Julie, my ex, lives in Lyon", ["julie"], scope=pb)
+    dry = fmem.forget("julie", scopes=[pa], dry_run=True)
+    assert dry.dry_run and {f.id for f in dry.removed} == {ex1.fact.id, ex2.fact.id}
+    res = fmem.forget("julie", scopes=[pa], reason="user asked")
+    assert {f.id for f in res.removed} == {ex1.fact.id, ex2.fact.id} and res.audit_id
+    assert {f.id for f in fmem.list_facts(scopes=[pa])} == {keep.fact.id}
+    assert other.fact.id in {f.id for f in fmem.list_facts(scopes=[pb])}  # other project untouched
+    audit = next(a for a in forget_audits(fmem.db, 200) if a["id"] == res.audit_id)
+    assert audit["count"] == 2 and audit["reason"] == "user asked" and audit["method"] == "topic"
+    assert "Lyon" not in json.dumps(audit, default=str) and "julie" not in json.dumps(audit, default=str).lower()
+    by_id = fmem.forget(keep.fact.id)
+    assert [f.id for f in by_id.removed] == [keep.fact.id]
+
+
+def test_search_semantic_top10_and_access_count(fmem: GraphMemory, project: Scope) -> None:
+    texts = [f"Fact number {i}: the service {i} runs on port {8000 + i}" for i in range(12)]
+    for t in texts:
+        fmem.remember(t, scope=project)
+    fmem.remember("dev = Mickael", ["mickael"], type="identity", scope=project)
+    hits = fmem.search_facts("who is dev?", scopes=[project])
+    assert len(hits) == 10  # no threshold: always the top 10
+    assert hits[0].content == "dev = Mickael"
+    assert all(hits[i].score >= hits[i + 1].score for i in range(9))  # type: ignore[operator]
+    again = fmem.search_facts("who is dev?", scopes=[project], limit=1)
+    assert again[0].access_count >= 1
+    assert fmem.facts_about("mickael", scopes=[project])[0].last_accessed_at is not None
+
+
+def test_injection_dedup_cap_skip_coalesce_and_log(fmem: GraphMemory, namespace: str, global_ids: list[str]) -> None:
+    proj = namespace + "/inj"
+    s = fmem.create_session(proj, project_path=proj)
+    pscope = Scope.project(proj)
+    ident = fmem.remember(f"The user's name is Mickael ({uuid.uuid4().hex[:6]})", type="identity", scope="global")
+    global_ids.append(ident.fact.id)
+    dec = fmem.remember("Decision: use PostgreSQL for the persistence layer", type="decision", scope=pscope)
+    near = fmem.remember("Decision: use PostgreSQL for the persistence layer!", type="fact", scope="global")
+    global_ids.append(near.fact.id)
+    for i in range(22):
+        fmem.remember(f"Observation {i}: module m{i} has {i} open issues about caching layer {i}",
+                      type="observation", scope=pscope)
+    cfg = FactSettings(injection_recent_hours=0.0)
+    assert inject_facts(fmem, s.id, "Worker #42 completed", source="system").skipped == "system message"
+    assert inject_facts(fmem, s.id, "x", settings=FactSettings(injection_enabled=False)).skipped == "disabled"
+    first = inject_facts(fmem, s.id, ["En fait", "j'ai changé d'avis", "on va utiliser MySQL à la place"], settings=cfg)
+    ids = [i.fact.id for i in first.items]
+    assert len(ids) == len(set(ids)) <= 20
+    assert ids[0] == ident.fact.id and first.items[0].reason == "identity"
+    assert dec.fact.id in ids
+    assert near.fact.id not in ids  # same meaning as the decision injected before it (cosine >= 0.85)
+    assert first.chars == len(first.text) > 0 and first.log_id
+    # nothing is repeated within the dedup window
+    second = inject_facts(fmem, s.id, "on va utiliser MySQL à la place", settings=cfg)
+    assert not set(ids) & {i.fact.id for i in second.items}
+    logs = list_retrievals(fmem.db, session_id=s.id)
+    assert [r["id"] for r in logs][:2] == [second.log_id, first.log_id]
+    log = get_retrieval(fmem.db, first.log_id)  # type: ignore[arg-type]
+    assert log is not None and log["itemCount"] == len(ids) and log["chars"] == first.chars
+    assert log["messagePreview"].startswith("En fait j'ai changé d'avis")
+    assert [i["id"] for i in log["items"]] == ids
+    # a new turn window: after dedup_turns turns the facts may come back
+    for n in range(3):
+        fmem.store_turn(s.id, f"q{n}", f"a{n}")
+    back = inject_facts(fmem, s.id, "PostgreSQL", settings=FactSettings(injection_recent_hours=0.0, injection_dedup_turns=2))
+    assert ident.fact.id in {i.fact.id for i in back.items}
+    fmem.delete_session(s.id)
+    assert list_retrievals(fmem.db, session_id=s.id) == []
+
+
+def test_settings_get_set_unset(database: Database) -> None:
+    before = get_settings(database, fresh=True)
+    try:
+        assert set_setting(database, "injection.max_results", "7") == 7
+        assert get_settings(database).injection_max_results == 7
+        assert set_setting(database, "injection.enabled", "off") is False
+        with pytest.raises(ValueError):
+            set_setting(database, "injection.min_score", "2.5")
+        with pytest.raises(ValueError):
+            set_setting(database, "no.such.key", 1)
+    finally:
+        unset_setting(database, "injection.max_results")
+        unset_setting(database, "injection.enabled")
+    after = get_settings(database, fresh=True)
+    assert after.injection_max_results == before.injection_max_results == 20
+
+
+def test_llm_extraction_against_fake_openai(fmem: GraphMemory, namespace: str) -> None:
+    answer = {"facts": [
+        {"content": "David est le frère de Mickael", "type": "identity", "subjects": ["david", "mickael"],
+         "ttl": None, "scope": "project"},
+        {"content": "Mickael est malade", "type": "event", "subjects": ["mickael"], "ttl": "7d", "scope": "session"},
+    ]}
+    s = fmem.create_session(namespace + "/x", project_path=namespace + "/x")
+    turn = fmem.store_turn(s.id, "Mon frère David vient demain, et je suis malade", "Repose-toi bien !",
+                           [{"name": "Read", "args": {"p": "notes.md"}, "result": "David: frère", "success": True}])
+    with FakeOpenAIServer(summary=answer) as server:
+        extractor = FactExtractor("gpt-4o-mini", api_key=server.api_key, base_url=server.base_url)
+        results = extract_facts_from_turn(fmem, turn.id, extractor)
+        extractor.close()
+        req = server.requests("chat/completions")[0]
+        assert "connections, not general knowledge" in req.body["messages"][0]["content"]
+        assert "David: frère" in req.body["messages"][1]["content"]  # tool results are read
+    assert [r.action for r in results] == ["inserted", "inserted"]
+    assert results[0].fact.scope_key == f"project:{s.project_path}" and results[0].fact.source == "extraction"
+    assert results[1].fact.scope_key == f"session:{s.id}" and results[1].fact.expires_at is not None
+    rows = fmem.db.read("testing/facts_provenance", id=results[0].fact.id)
+    assert rows[0]["turnId"] == turn.id
+
+
+def test_mcp_tool_functions(fmem: GraphMemory, namespace: str) -> None:
+    proj = namespace + "/mcp"
+    out = memory_store_fact(fmem, "The CI runs on GitHub Actions", ["ci"], type="fact", scope="project",
+                            project_path=proj)
+    assert out["action"] == "inserted"
+    json.dumps(out)
+    found = memory_search_facts(fmem, "which CI do we use?", project_path=proj)
+    assert found["facts"][0]["id"] == out["fact"]["id"]
+    gone = memory_forget(fmem, out["fact"]["id"], reason="test", project_path=proj)
+    assert gone["count"] == 1
+
+
+def test_cli_facts_settings_retrievals(fmem: GraphMemory, namespace: str, neo4j_target: object,
+                                       monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from graphmem.cli.main import main
+
+    for k, v in neo4j_target.env().items():  # type: ignore[attr-defined]
+        monkeypatch.setenv(k, v)
+    proj = namespace + "/cli"
+    assert main(["facts", "add", "The staging DB is called shop_staging", "--subject", "db", "--scope",
+                 f"project:{proj}", "--ttl", "30d", "--json"]) == 0
+    added = json.loads(capsys.readouterr().out)
+    assert added["action"] == "inserted"
+    assert main(["facts", "list", "--scope", f"project:{proj}", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["id"] == added["fact"]["id"]
+    assert main(["facts", "search", "staging database name", "--scope", f"project:{proj}"]) == 0
+    assert "shop_staging" in capsys.readouterr().out
+    assert main(["settings", "get", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["injection.max_results"] >= 1
+    assert main(["retrievals", "list", "--limit", "1"]) == 0
+    capsys.readouterr()
+    assert main(["facts", "expire"]) == 0
+    assert "deleted" in capsys.readouterr().out
+    assert main(["facts", "forget", added["fact"]["id"], "--reason", "cli test"]) == 0
+    assert "1 fact" in capsys.readouterr().out
+
+
+def test_bench_smoke(fmem: GraphMemory) -> None:
+    from graphmem.bench.facts import run_facts_bench
+
+    result = run_facts_bench(fmem, facts=200, samples=5, warmup=2, batch=100, small_facts=5, command="test")
+    assert result.figures["remember (dedup check, warm embedder)"]["n"] == 5
+    assert "inject_facts (message vector given)" in result.figures

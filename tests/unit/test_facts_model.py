@@ -1,0 +1,70 @@
+"""Fact model helpers without a server: TTLs, scopes, text keys, settings values, LLM answer parsing."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from graphmem.errors import InvalidInput, ProviderError
+from graphmem.facts import FACT_TYPES, Scope, parse_ttl
+from graphmem.facts.extract import _parse
+from graphmem.facts.model import containment, content_key
+from graphmem.facts.settings import SETTINGS_HELP, _coerce
+
+
+def test_types_and_default_importance() -> None:
+    assert FACT_TYPES == {"identity": 1.0, "goal": 0.9, "decision": 0.8, "todo": 0.8, "preference": 0.7,
+                          "fact": 0.6, "event": 0.4, "observation": 0.3}
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("1h", timedelta(hours=1)), ("7d", timedelta(days=7)), ("30d", timedelta(days=30)),
+    ("2w", timedelta(weeks=2)), ("1h30m", timedelta(minutes=90)), ("90 minutes", timedelta(minutes=90)),
+    ("45s", timedelta(seconds=45)), (" 1D ", timedelta(days=1)),
+])
+def test_parse_ttl(text: str, want: timedelta) -> None:
+    assert parse_ttl(text) == want
+
+
+def test_parse_ttl_special_and_invalid() -> None:
+    assert parse_ttl(None) is None
+    assert parse_ttl("never") == timedelta.max
+    for bad in ("", "soon", "7", "d7", "0d", "-1d", "7d garbage"):
+        with pytest.raises(InvalidInput):
+            parse_ttl(bad)
+
+
+def test_scopes() -> None:
+    assert Scope.parse("global").key == "global"
+    assert Scope.parse("project:/tmp/x/").key == "project:/tmp/x"
+    assert Scope.parse("session:abc").key == "session:abc"
+    for bad in ("", "projects:/x", "session:", "other"):
+        with pytest.raises(InvalidInput):
+            Scope.parse(bad)
+
+
+def test_content_key_and_containment() -> None:
+    assert content_key("Mickael  habite à Paris!") == content_key("mickael habite à paris")
+    assert content_key("a b") != content_key("a c")
+    assert containment("Mickael broke his shoulder", "Mickael broke his shoulder on January 10, 2026") == 1.0
+    assert containment("Mickael a un fils", "Mickael a une fille") == 0.5
+
+
+def test_setting_values_are_typed_and_checked() -> None:
+    assert _coerce("injection.enabled", "off") is False
+    assert _coerce("injection.max_results", "7") == 7
+    assert _coerce("injection.recent_hours", "48") == 48.0
+    for key, bad in (("injection.min_score", "1.5"), ("injection.max_results", "-1"), ("injection.enabled", "maybe")):
+        with pytest.raises(InvalidInput):
+            _coerce(key, bad)
+    assert "facts.dedup_threshold" in SETTINGS_HELP
+
+
+def test_llm_answer_parsing_is_lenient() -> None:
+    facts = _parse('```json\n{"facts": [{"content": "David est mon frère", "type": "identity", "subjects": ["david"], '
+                   '"ttl": null, "scope": "global"}, {"content": "  "}, {"content": "x", "type": "bogus"}]}\n```')
+    assert [f.content for f in facts] == ["David est mon frère", "x"]
+    assert facts[1].type == "fact" and facts[1].scope == "global"
+    with pytest.raises(ProviderError):
+        _parse("no json here")
