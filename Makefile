@@ -6,10 +6,11 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.graphmem-installed
 PYTEST_OPTS ?= -q -p no:cacheprovider --timeout=1200
+export GRAPHMEM_TEST_STRICT := 1
 LTS_VERSION     := 5.26.30
 DEFAULT_VERSION := 2026.08.1
 
-.PHONY: demo test lint unit integration integration-lts integration-default bench clean
+.PHONY: demo test sysdeps lint unit integration integration-lts integration-default bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +25,17 @@ demo: $(STAMP)
 
 ## The test suite: lint, types, unit tests, then the integration tests against Neo4j 5.26 LTS
 ## (OpenJDK 17) and the newest release (Temurin 25), each on a managed server of its own.
-test: lint unit integration-lts integration-default
+test: sysdeps lint unit integration-lts integration-default
+
+## System packages the browser and compose tests need (Debian's chromium and docker-compose).
+sysdeps:
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v docker-compose >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium docker-compose >/dev/null; \
+	  else \
+	    echo "missing chromium/docker-compose: run 'sudo apt-get install -y chromium docker-compose'" >&2; exit 1; \
+	  fi; \
+	fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check graphmem tests

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from .. import browser as browser_assets
 from ..config import Settings
 from ..db import managed_server, open_database, schema_status
 from ..errors import ConfigError
@@ -36,6 +37,7 @@ def register(sub: Any) -> None:
 
     browser = verbs.add_parser("browser", help="print the Neo4j Browser URL and where the credentials are")
     browser.add_argument("--open", action="store_true", help="open it in a web browser")
+    browser.add_argument("--write-assets", metavar="DIR", help="write graphmem's guide.html and graphmem.grass into DIR")
     browser.set_defaults(handler=_browser)
 
 
@@ -51,12 +53,23 @@ def _up(args: argparse.Namespace) -> int:
     if not server.installed():
         print(f"installing Neo4j {settings.neo4j_version} from Maven Central (first time only)...", file=sys.stderr)
     was = server.state()
+    if not was:
+        server.install()
+    # graphmem's Browser guide and style, read by the server when it starts (graphmem/browser)
+    bundle_changed = browser_assets.install(server.server_dir, server.lib_dir)
     st = server.start()
     print(f"Neo4j {st.version} {'already running' if was else 'started'} on {st.uri} (pid {st.pid})")
     print(f"Browser: {st.browser_url}  user: neo4j  password file: {server.password_file}")
+    if was and bundle_changed:
+        print("the Browser guide changed: `graphmem db down && graphmem db up` to serve the new one", file=sys.stderr)
     if not args.no_init:
         with GraphMemory.from_settings(settings) as mem:
             print(f"schema version {mem.init_schema()}")
+            from .integrations_cmd import replay_spool_quietly  # turns hooks spooled while it was down
+
+            report = replay_spool_quietly(mem)
+            if report:
+                print(report)
     return 0
 
 
@@ -97,7 +110,26 @@ def _init(args: argparse.Namespace) -> int:
     return 0
 
 
+def _answers(url: str) -> bool:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return bool(r.status == 200)
+    except OSError:
+        return False
+
+
 def _browser(args: argparse.Namespace) -> int:
+    if args.write_assets:
+        from pathlib import Path
+
+        out = Path(args.write_assets)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "guide.html").write_text(browser_assets.guide_html(), encoding="utf-8")
+        (out / "graphmem.grass").write_text(browser_assets.style_grass(), encoding="utf-8")
+        print(f"wrote {out / 'guide.html'} and {out / 'graphmem.grass'}")
+        return 0
     settings = Settings.load()
     if settings.managed:
         server = managed_server(settings)
@@ -106,10 +138,25 @@ def _browser(args: argparse.Namespace) -> int:
             print("the managed server is not running: run `graphmem db up`", file=sys.stderr)
             return 4
         url, bolt, creds = st.browser_url, st.uri, f"user neo4j, password in {server.password_file}"
+        guide, style = browser_assets.guide_url(st.http_port), browser_assets.style_url(st.http_port)
+        served = (server.server_dir / "web" / browser_assets.BUNDLE_NAME).is_file() and _answers(guide)
     else:
         url, bolt, creds = "(your server's Browser)", str(settings.neo4j_uri), "the password you configured"
+        served = False
+        guide = style = ""
     print(url)
     print(f"connect URL: {bolt}  credentials: {creds}")
+    if served:
+        print("after connecting, the Browser opens graphmem's guide and applies its style; to bring them back:")
+        print(f"  :play {guide}")
+        print(f"  :style {style}")
+    else:
+        hint = "restart it: `graphmem db down && graphmem db up`" if settings.managed else (
+            "`graphmem db browser --write-assets DIR` writes them; serve DIR over HTTP from a host in the "
+            "server's browser.remote_content_hostname_whitelist (localhost by default) with CORS allowed, then :play and "
+            ":style their URLs (or paste the style after :style)"
+        )
+        print(f"graphmem's Browser guide and style are not served by this server: {hint}")
     if args.open:
         import webbrowser
 

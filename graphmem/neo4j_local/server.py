@@ -320,6 +320,9 @@ class ManagedServer:
                 self._wait_ready(current, None)
             return current
         self.install()
+        from .. import browser  # the Browser guide and style, served by Neo4j itself
+
+        browser.install(self.server_dir, self.lib_dir)
         java = self._java()
         previous: dict[str, Any] = {}
         with contextlib.suppress(OSError, ValueError):
