@@ -75,6 +75,27 @@ class Settings(BaseSettings):
     rollup_threshold_chars: int = 5000
     rollup_growth: float = 4.0
 
+    # --- summarizer worker (graphmem/worker.py; see WorkerConfig for the meaning of each) ---
+    summary_batch_chars: int | None = None
+    """Level-1 batching: consecutive turns are summarized together while their raw characters stay
+    under this; 0 = one summary per turn; None (default) = 0 with the extractive summarizer, 1500
+    with an LLM (caps LLM calls in sessions of many short turns)."""
+    summary_batch_max_turns: int = 8
+    summary_batch_wait_seconds: float = 60.0
+    rollup_min_children: int = 2
+    rollup_max_children: int = 64
+    worker_lease_seconds: float = 120.0
+    worker_max_attempts: int = 5
+    worker_max_lost_leases: int = 25
+    worker_retry_base_seconds: float = 5.0
+    worker_retry_max_seconds: float = 900.0
+    worker_claim_batch: int = 4
+    worker_poll_seconds: float = 1.0
+    worker_nice: int = 10
+    worker_duty_cycle: float = 1.0
+    worker_test_delay_seconds: float = 0.0
+    """Tests only: sleep this long between summarizing a job and writing it (kill tests)."""
+
     @classmethod
     def load(cls) -> Settings:
         """Read the environment now (the only place graphmem does)."""

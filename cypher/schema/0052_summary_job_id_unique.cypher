@@ -1,0 +1,1 @@
+CREATE CONSTRAINT summary_job_id IF NOT EXISTS FOR (j:SummaryJob) REQUIRE j.id IS UNIQUE

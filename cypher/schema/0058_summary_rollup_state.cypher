@@ -1,0 +1,1 @@
+CREATE INDEX summary_rollup_state IF NOT EXISTS FOR (s:Summary) ON (s.rollupState)
