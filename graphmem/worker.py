@@ -384,6 +384,11 @@ class SummaryWorker:
         if time.monotonic() - self._last_gc > self.config.gc_every_seconds:
             self._last_gc = time.monotonic()
             self.db.write("worker/orphans", limit=1000)
+            from .facts import delete_expired_facts  # seed 000's cron: expired facts are deleted
+
+            expired = delete_expired_facts(self.db)
+            if expired:
+                log.info("worker %s: deleted %d expired facts", self.owner, expired)
         return done
 
     # -- embedding -------------------------------------------------------------------------

@@ -143,6 +143,19 @@ def test_ttl_hides_at_once_and_cleanup_deletes(fmem: GraphMemory, project: Scope
     assert get_fact(fmem.db, r.fact.id)["fact"].id == r.fact.id
 
 
+def test_worker_periodic_cleanup_deletes_expired_facts(fmem: GraphMemory, project: Scope, namespace: str) -> None:
+    from graphmem.worker import WorkerConfig
+
+    gone = fmem.remember("Mickael is on a train to Lyon right now", ttl="1h", scope=project)
+    kept = fmem.remember("Mickael works on the billing service", scope=project)
+    fmem.db.write("testing/facts_set_expiry", id=gone.fact.id, expiresAt=datetime.now(UTC) - timedelta(seconds=1))
+    worker = fmem.worker(config=WorkerConfig(gc_every_seconds=0.0, scope=namespace))
+    worker.run_once()
+    with pytest.raises(LookupError):
+        get_fact(fmem.db, gone.fact.id)
+    assert get_fact(fmem.db, kept.fact.id)["fact"].id == kept.fact.id
+
+
 def test_forget_topic_and_id_with_audit(fmem: GraphMemory, namespace: str) -> None:
     pa, pb = Scope.project(namespace + "/a"), Scope.project(namespace + "/b")
     keep = fmem.remember("David est mon frère", ["david"], scope=pa)
