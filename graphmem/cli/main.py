@@ -63,6 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    raw = sys.argv[1:] if argv is None else argv
+    if raw[:1] == ["hook"]:  # fast path: the hook client needs neither the parser nor the library
+        from ..runtime.client import hook_main
+
+        return hook_main(raw[1:])
+    import logging
+
+    # the driver logs each retry as a warning; without a handler those reach stderr as raw lines
+    logging.getLogger("neo4j").setLevel(logging.ERROR)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:

@@ -1,0 +1,434 @@
+"""``graphmem daemon``: a long-lived local process that answers the hooks quickly.
+
+It keeps the Neo4j driver (connection pool) and the embedder loaded, and listens on a Unix socket
+(``$GRAPHMEM_HOME/daemon.sock``, mode 0600, in the 0700 home; a short path under ``/tmp`` in a
+0700 folder when the home path is too long for AF_UNIX). The protocol is one JSON line each way:
+``{"v": 1, "op": "hook"|"ping"|"replay"|"stop", ...}``. Besides the hooks it replays the spool
+every 15 s while it holds entries, and (``GRAPHMEM_DAEMON_WORKER``, default on) runs the
+summarizer worker in a low-priority thread, so embeddings and summaries never slow a hook.
+
+One daemon per ``$GRAPHMEM_HOME`` (an ``flock`` on ``daemon.lock`` held for its lifetime). It
+remembers the settings it started with (a digest of the GRAPHMEM_*/NEO4J_* variables): a hook
+with other settings makes it exit so that the next one starts with the new ones. It exits after
+``GRAPHMEM_DAEMON_IDLE`` seconds without a request (default 4 hours; 0 = never).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import signal
+import socketserver
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings
+from ..errors import DatabaseUnavailable, GraphMemError
+from .client import PROTOCOL, NoDaemon, daemon_request, env_key, home_dir, socket_path, spawn_daemon
+from .service import HookReply, HookService, quiet_driver_logs
+
+__all__ = ["Daemon", "DaemonInfo", "daemon_status", "start_daemon", "stop_daemon"]
+
+log = logging.getLogger("graphmem.daemon")
+
+REPLAY_EVERY = 15.0
+DEFAULT_IDLE = 4 * 3600.0
+_MAX_REQUEST = 64 * 1024 * 1024
+
+
+@dataclass
+class DaemonInfo:
+    """``graphmem daemon status``."""
+
+    running: bool
+    home: str
+    socket: str
+    pid: int | None = None
+    details: dict[str, Any] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"running": self.running, "home": self.home, "socket": self.socket, "pid": self.pid,
+                **(self.details or {})}
+
+
+def _float_env(name: str, default: float) -> float:
+    try:
+        return float(os.environ[name])
+    except (KeyError, ValueError):
+        return default
+
+
+class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    owner: Daemon
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    server: _Server
+
+    def handle(self) -> None:
+        daemon = self.server.owner
+        data = b""
+        try:
+            line = self.rfile.readline(4096)
+            if line.startswith(b"GMHOOK "):
+                data = self._hook(daemon, line)
+            else:
+                line += self.rfile.readline(_MAX_REQUEST)
+                try:
+                    request = json.loads(line.decode("utf-8"))
+                    if not isinstance(request, dict):
+                        raise ValueError("request is not a JSON object")
+                    reply = daemon.dispatch(request)
+                except (ValueError, UnicodeDecodeError) as e:
+                    reply = {"ok": False, "error": f"bad request: {e}"}
+                data = json.dumps(reply, ensure_ascii=True).encode("ascii") + b"\n"
+            self.wfile.write(data)
+            self.wfile.flush()
+        except OSError:
+            pass  # the hook gave up waiting (its budget passed): nothing to do
+
+    def _hook(self, daemon: Daemon, header: bytes) -> bytes:
+        parts = header.decode("ascii", errors="replace").split()
+        if len(parts) < 5 or parts[1] != str(PROTOCOL):
+            out, err = "", "graphmem daemon: unsupported hook request (graphmem was upgraded? restart the daemon)"
+        else:
+            tool, env = parts[2], parts[3]
+            if not daemon.accepts(env):
+                return b"RESTART\n"
+            raw = self.rfile.read(_MAX_REQUEST)
+            reply = daemon.hook(tool, raw)
+            out, err = reply.stdout, reply.stderr
+        o, e = out.encode("utf-8", errors="replace"), err.encode("utf-8", errors="replace")
+        return f"{len(o)} {len(e)}\n".encode("ascii") + o + e
+
+
+class Daemon:
+    """The daemon of one ``$GRAPHMEM_HOME``; :meth:`run` serves until stopped."""
+
+    def __init__(
+        self,
+        home: Path | None = None,
+        settings: Settings | None = None,
+        *,
+        worker: bool | None = None,
+        idle_timeout: float | None = None,
+    ) -> None:
+        self.settings = settings or Settings.load()
+        self.home = home or Path(home_dir())
+        self.socket = Path(socket_path(str(self.home)))
+        self.env = env_key()
+        self.worker_enabled = (
+            os.environ.get("GRAPHMEM_DAEMON_WORKER", "1").strip().lower() not in ("0", "false", "no", "off")
+            if worker is None else worker
+        )
+        self.idle_timeout = _float_env("GRAPHMEM_DAEMON_IDLE", DEFAULT_IDLE) if idle_timeout is None else idle_timeout
+        self.started = time.time()
+        self.last_request = time.monotonic()
+        self.requests = 0
+        self._stop = threading.Event()
+        self._db_lock = threading.Lock()
+        self._db: Any = None
+        self._mem_text: Any = None
+        self._mem_full: Any = None
+        self._embedder: Any = None
+        self.embedder_ready = False
+        self.embedder_error: str | None = None
+        self._worker_thread: Any = None
+        self._worker_db: Any = None
+        self._server: _Server | None = None
+        self._lock_fd: int | None = None
+        self.service = HookService(self.home, self._memory, search_memory=self._search_memory)
+        quiet_driver_logs()
+
+    # -- the database and the embedder ---------------------------------------------------------
+    def _memory(self) -> Any:
+        """The text-only GraphMemory (opened on first use; DatabaseUnavailable until it opens)."""
+        with self._db_lock:
+            if self._mem_text is None:
+                from ..memory import GraphMemory
+                from .service import open_hook_database
+
+                db = open_hook_database(self.settings)
+                model = self._embedder.model if self._embedder is not None else self.settings.embedding_model
+                dims = self._embedder.dimensions if self._embedder is not None else self.settings.embedding_dimensions
+                self._db = db
+                self._mem_text = GraphMemory(db, embedder=None, embedding_model=model, embedding_dimensions=dims)
+                self._mem_full = GraphMemory(db, embedder=self._embedder) if self._embedder is not None else None
+            return self._mem_text
+
+    def _search_memory(self) -> Any:
+        text = self._memory()
+        if self.embedder_ready and self._mem_full is not None:
+            return self._mem_full
+        return text
+
+    def _warm_up(self) -> None:
+        try:
+            from ..providers import make_embedder
+
+            emb = make_embedder(self.settings)
+            if emb is None:
+                return
+            with self._db_lock:
+                self._embedder = emb
+                if self._db is not None:
+                    from ..memory import GraphMemory
+
+                    self._mem_full = GraphMemory(self._db, embedder=emb)
+            t0 = time.perf_counter()
+            emb.embed_one("graphmem warm-up")
+            self.embedder_ready = True
+            log.info("embedder %s ready in %.2f s", emb.model, time.perf_counter() - t0)
+        except Exception as e:  # prompts stay text-only
+            self.embedder_error = str(e).splitlines()[0] if str(e) else type(e).__name__
+            log.warning("embedder unavailable, searches are text-only: %s", self.embedder_error)
+        try:  # a first round trip, so that the first prompt does not pay for the connection
+            self.service.ready(self._memory())
+        except GraphMemError as e:
+            log.info("Neo4j not reachable yet: %s", e)
+        if self.worker_enabled and not self._stop.is_set():
+            self._start_worker()
+
+    def _start_worker(self) -> None:
+        try:
+            from ..db import open_database
+            from ..providers import make_summarizer
+            from ..worker import SummaryWorker, WorkerConfig
+
+            summarizer = make_summarizer(self.settings)
+            self._worker_db = open_database(self.settings)  # normal timeouts and retries, unlike the hooks'
+            worker = SummaryWorker(self._worker_db, summarizer, self._embedder if self.embedder_ready else None,
+                                   WorkerConfig.from_settings(self.settings), owner=f"daemon:{os.getpid()}")
+            self._worker_thread = worker.start_thread(nice=self.settings.worker_nice)
+            log.info("summarizer worker started")
+        except GraphMemError as e:
+            log.warning("summarizer worker not started: %s", e)
+
+    # -- background loop -----------------------------------------------------------------------
+    def _background(self) -> None:
+        while not self._stop.wait(REPLAY_EVERY if self.service.spool.pending() else 5.0):
+            if self.idle_timeout > 0 and time.monotonic() - self.last_request > self.idle_timeout:
+                log.info("idle for %.0f s: exiting", self.idle_timeout)
+                self.shutdown()
+                return
+            if self.worker_enabled and self._worker_thread is None and self._db is not None:
+                self._start_worker()
+            if self.service.spool.pending():
+                try:
+                    r = self.service.replay_spool()
+                    if r.entries or r.rejected:
+                        log.info("spool replay: %s", r.as_dict())
+                except (GraphMemError, OSError) as e:
+                    log.info("spool replay postponed: %s", e)
+
+    # -- requests ------------------------------------------------------------------------------
+    def accepts(self, env: str | None) -> bool:
+        """Whether a client with these settings may use this daemon (else it exits, and the
+        client's next hook starts one with the new settings)."""
+        if env in (None, self.env):
+            return True
+        log.info("a hook runs with other settings: exiting so that the next one starts a fresh daemon")
+        threading.Thread(target=self.shutdown, daemon=True).start()
+        return False
+
+    def hook(self, tool: str, raw: bytes) -> HookReply:
+        self.last_request = time.monotonic()
+        self.requests += 1
+        return self.service.handle(tool, raw)
+
+    def dispatch(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.last_request = time.monotonic()
+        self.requests += 1
+        op = request.get("op")
+        if not self.accepts(request.get("env")):
+            return {"restart": True}
+        if op == "hook":
+            reply = self.service.handle(str(request.get("tool") or ""), str(request.get("input") or ""))
+            return reply.as_dict()
+        if op == "ping":
+            return {"ok": True, **self.info()}
+        if op == "replay":
+            try:
+                return {"ok": True, "replay": self.service.replay_spool().as_dict()}
+            except (GraphMemError, OSError) as e:
+                return {"ok": False, "error": str(e)}
+        if op == "stop":
+            threading.Thread(target=self.shutdown, daemon=True).start()
+            return {"ok": True, "pid": os.getpid()}
+        return {"stdout": "", "stderr": f"graphmem daemon: unknown op {op!r}"}
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "protocol": PROTOCOL,
+            "env": self.env,
+            "uptime_s": round(time.time() - self.started, 1),
+            "requests": self.requests,
+            "embedder": getattr(self._embedder, "model", None),
+            "embedder_ready": self.embedder_ready,
+            "embedder_error": self.embedder_error,
+            "neo4j": getattr(self._db, "uri", None),
+            "worker": self._worker_thread is not None,
+            "spool_pending": self.service.spool.pending(),
+        }
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def _acquire(self, wait: float) -> bool:
+        self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(self.home / "daemon.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self._lock_fd = fd
+                return True
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    return False
+                time.sleep(0.1)
+
+    def shutdown(self) -> None:
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        if self._server is not None:
+            self._server.shutdown()
+
+    def run(self, *, lock_wait: float = 10.0) -> int:
+        """Serve until stopped (SIGTERM, SIGINT, ``graphmem daemon stop``, idle timeout).
+        Returns 0, or 1 when another daemon holds this home."""
+        if not self._acquire(lock_wait):
+            log.info("another daemon serves %s", self.home)
+            return 1
+        sock = self.socket
+        try:
+            sock.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            with contextlib.suppress(FileNotFoundError):
+                sock.unlink()  # we hold the lock: any socket left is stale
+            old = os.umask(0o177)
+            try:
+                server = _Server(str(sock), _Handler)
+            finally:
+                os.umask(old)
+            os.chmod(sock, 0o600)
+            server.owner = self
+            self._server = server
+            pid_file = self.home / "daemon.pid"
+            pid_file.write_text(json.dumps({"pid": os.getpid(), "socket": str(sock), "env": self.env,
+                                            "started": self.started}))
+            os.chmod(pid_file, 0o600)
+            with contextlib.suppress(OSError):
+                (self.home / "daemon.starting").unlink()
+            if threading.current_thread() is threading.main_thread():
+                for sig in (signal.SIGTERM, signal.SIGINT):
+                    signal.signal(sig, lambda *_: threading.Thread(target=self.shutdown, daemon=True).start())
+            threading.Thread(target=self._warm_up, name="graphmem-warm-up", daemon=True).start()
+            threading.Thread(target=self._background, name="graphmem-background", daemon=True).start()
+            log.info("daemon %d listening on %s", os.getpid(), sock)
+            server.serve_forever(poll_interval=0.5)
+        finally:
+            self._stop.set()
+            self._cleanup()
+        return 0
+
+    def _cleanup(self) -> None:
+        if self._worker_thread is not None:
+            with contextlib.suppress(Exception):
+                self._worker_thread.stop(timeout=10)
+        if self._server is not None:
+            self._server.server_close()
+        with contextlib.suppress(OSError):
+            self.socket.unlink()
+        with contextlib.suppress(OSError):
+            pid_file = self.home / "daemon.pid"
+            if json.loads(pid_file.read_text()).get("pid") == os.getpid():
+                pid_file.unlink()
+        for db in (self._db, self._worker_db):
+            if db is not None:
+                with contextlib.suppress(Exception):
+                    db.close()
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+
+# ----------------------------------------------------------------------------------------------
+# control from the CLI
+
+
+def _pid_from_file(home: Path) -> int | None:
+    try:
+        pid = int(json.loads((home / "daemon.pid").read_text()).get("pid"))
+    except (OSError, ValueError, TypeError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        return pid
+    return pid
+
+
+def daemon_status(home: Path | None = None, *, timeout: float = 2.0) -> DaemonInfo:
+    home = home or Path(home_dir())
+    sock = socket_path(str(home))
+    try:
+        reply = daemon_request({"v": PROTOCOL, "op": "ping"}, home=str(home), timeout=timeout)
+    except (NoDaemon, OSError, ValueError):
+        return DaemonInfo(running=False, home=str(home), socket=str(sock), pid=_pid_from_file(home))
+    return DaemonInfo(running=True, home=str(home), socket=str(sock), pid=reply.get("pid"), details=reply)
+
+
+def start_daemon(home: Path | None = None, *, wait: float = 60.0) -> DaemonInfo:
+    """Start a detached daemon unless one answers; wait until it answers."""
+    home = home or Path(home_dir())
+    st = daemon_status(home)
+    if st.running:
+        if st.details and st.details.get("env") not in (None, env_key()):
+            stop_daemon(home)
+        else:
+            return st
+    spawn_daemon(str(home), force=True)
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        st = daemon_status(home, timeout=1.0)
+        if st.running:
+            return st
+    raise DatabaseUnavailable(f"the daemon did not start within {wait:.0f} s (see {home / 'daemon.log'})")
+
+
+def stop_daemon(home: Path | None = None, *, wait: float = 15.0) -> bool:
+    """Stop the daemon of ``home`` (asked over the socket, else SIGTERM to the pid it recorded).
+    Returns whether one was running."""
+    home = home or Path(home_dir())
+    pid: int | None = None
+    try:
+        reply = daemon_request({"v": PROTOCOL, "op": "stop"}, home=str(home), timeout=5.0)
+        pid = reply.get("pid")
+    except (NoDaemon, OSError, ValueError):
+        pid = _pid_from_file(home)
+        if pid is None:
+            return False
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + wait
+    while pid is not None and time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(pid, os.WNOHANG)
+    return True
