@@ -576,7 +576,7 @@ class GraphMemory:
         block.timings_ms = timings
         return block
 
-    def embed_pending(self, *, limit: int | None = None, batch: int = 128, expansion_window: int = 0) -> EmbedPassStats:
+    def embed_pending(self, *, limit: int | None = None, batch: int = 128, expansion_window: int = 2) -> EmbedPassStats:
         """Embed pending turns and summaries now, in the caller's thread (the worker does it in the
         background); ``expansion_window`` > 0 also writes turns' ``contextText`` (document expansion)."""
         from .errors import ConfigError

@@ -1,0 +1,1 @@
+CREATE FULLTEXT INDEX memory_search IF NOT EXISTS FOR (n:Turn|Summary) ON EACH [n.userMessage, n.assistantMessage, n.text, n.keyFindings, n.contextText, n.sessionId, n.cwd, n.projectPath] OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: true}}

@@ -1,0 +1,19 @@
+// Exact vector search (brute-force cosine) over the turns and summaries of one scope (working directory):
+// chosen instead of the vector indexes when the scope holds few nodes (exact, and faster there).
+// A branch whose $turnK / $summaryK is 0 does not run.
+CALL () {
+  WITH 1 AS go WHERE $turnK > 0
+  MATCH (t:Turn {cwd: $value})
+  WHERE t.embedding IS NOT NULL
+  WITH t, vector.similarity.cosine(t.embedding, $vector) AS score
+  ORDER BY score DESC LIMIT $turnK
+  RETURN t AS node, 'turn' AS kind, score
+  UNION ALL
+  WITH 1 AS go WHERE $summaryK > 0
+  MATCH (m:Summary {cwd: $value})
+  WHERE m.level IN $levels AND m.embedding IS NOT NULL
+  WITH m, vector.similarity.cosine(m.embedding, $vector) AS score
+  ORDER BY score DESC LIMIT $summaryK
+  RETURN m AS node, 'summary' AS kind, score
+}
+RETURN node.id AS id, kind, score AS cosine

@@ -1,0 +1,149 @@
+"""``graphmem search``, ``graphmem context`` and ``graphmem reindex``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from ..errors import InvalidInput
+from ..retrieval import ContextConfig, Scope, locale_from_env
+from ..retrieval.models import SearchHit
+from .common import Progress, emit_json, open_memory
+
+__all__ = ["register", "resolve_scope"]
+
+
+def register(sub: Any) -> None:
+    s = sub.add_parser("search", help="search past turns and summaries (hybrid vector + full-text)")
+    s.add_argument("query", help="what to look for")
+    s.add_argument("--scope", choices=["session", "directory", "project", "everything"], default="project",
+                   help="where to search (default: the project of --cwd)")
+    s.add_argument("--session", default=None, help="session id (for --scope session)")
+    s.add_argument("--cwd", default=None, help="directory (default: current) for --scope directory/project")
+    s.add_argument("--levels", default="0,1,2,3", help="0 = turns, 1+ = summary levels (default 0,1,2,3)")
+    s.add_argument("-k", "--k", type=int, default=10, help="number of hits (default 10)")
+    s.add_argument("--mode", choices=["hybrid", "semantic", "text"], default="hybrid")
+    s.add_argument("--min-score", type=float, default=None, help="minimum cosine of vector hits (BM25 in text mode)")
+    s.add_argument("--locale", default=None, help="en or fr for relative times (default: from LANG)")
+    s.add_argument("--full", action="store_true", help="do not shorten messages")
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.set_defaults(handler=_search, group_parser=s)
+
+    c = sub.add_parser("context", help="the context block an agent gets before answering a message")
+    c.add_argument("session_id")
+    c.add_argument("message")
+    c.add_argument("--scope", choices=["session", "directory", "project", "everything"], default="project")
+    c.add_argument("--budget", type=int, default=12_000, help="character budget of the block")
+    c.add_argument("--mode", choices=["hybrid", "semantic", "text"], default="hybrid")
+    c.add_argument("--locale", default=None)
+    c.add_argument("--json", action="store_true", help="print JSON")
+    c.set_defaults(handler=_context, group_parser=c)
+
+    r = sub.add_parser("reindex", help="re-embed every turn and summary with the configured embedder")
+    r.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    r.set_defaults(handler=_reindex, group_parser=r)
+
+
+def resolve_scope(kind: str, session: str | None, cwd: str | None) -> Scope:
+    if kind == "everything":
+        return Scope.everything()
+    if kind == "session":
+        if not session:
+            raise InvalidInput("--scope session needs --session <id>")
+        return Scope.session(session)
+    where = cwd or os.getcwd()
+    return Scope.directory(where) if kind == "directory" else Scope.project_of(where)
+
+
+def _levels(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError as e:
+        raise InvalidInput(f"--levels takes comma-separated integers, got {text!r}") from e
+
+
+def _short(text: str, full: bool, limit: int = 300) -> str:
+    text = text.strip()
+    return text if full or len(text) <= limit else text[:limit] + f"... [{len(text) - limit} more chars]"
+
+
+def _print_hit(n: int, h: SearchHit, full: bool) -> None:
+    ranks = ", ".join(f"{s} #{r}" for s, r in (("vector", h.vector_rank), ("text", h.text_rank)) if r is not None)
+    what = f"turn {h.index}" if h.kind == "turn" else f"level-{h.level} summary"
+    print(f"{n}. [{what} | score {h.score:.4f} | {ranks or '-'} | {h.relative_time}]")
+    print(f"   session {h.session_id}  {h.cwd}")
+    if h.kind == "turn":
+        print("   User: " + _short(h.user_message or "", full).replace("\n", "\n   "))
+        print("   Assistant: " + _short(h.assistant_message or "", full).replace("\n", "\n   "))
+        if h.tools:
+            print("   Tools: " + ", ".join(h.tools))
+    else:
+        print("   " + _short(h.text or "", full).replace("\n", "\n   "))
+        if h.key_findings:
+            print("   Key findings: " + "; ".join(h.key_findings))
+        if h.files_mentioned:
+            print("   Files: " + ", ".join(h.files_mentioned))
+    print()
+
+
+def _search(args: argparse.Namespace) -> int:
+    scope = resolve_scope(args.scope, args.session, args.cwd)
+    locale = args.locale or locale_from_env()
+    with open_memory() as mem:
+        res = mem.search(args.query, scope=scope, levels=_levels(args.levels), k=args.k, mode=args.mode,
+                         min_score=args.min_score, locale=locale)
+    if args.json:
+        emit_json(res)
+        return 0
+    for w in res.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if not res.hits:
+        print(f"no results in {res.scope}", file=sys.stderr)
+        return 0
+    print(f"{len(res.hits)} results in {res.scope} ({res.effective_mode}, {res.timings_ms.get('total', 0):.0f} ms)\n")
+    for n, h in enumerate(res.hits, start=1):
+        _print_hit(n, h, args.full)
+    return 0
+
+
+def _context(args: argparse.Namespace) -> int:
+    cfg = ContextConfig(scope=args.scope, budget_chars=args.budget, mode=args.mode,
+                        locale=args.locale or locale_from_env())
+    with open_memory() as mem:
+        block = mem.build_context(args.session_id, args.message, config=cfg)
+    if args.json:
+        emit_json(block)
+        return 0
+    for w in block.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    sys.stdout.write(block.text or "(no context)\n")
+    print(f"[{block.chars} chars of {block.budget_chars}; dropped {block.dropped or 'nothing'}]", file=sys.stderr)
+    return 0
+
+
+def _reindex(args: argparse.Namespace) -> int:
+    with open_memory(ensure_schema=False) as mem:
+        if mem.embedder is None:
+            raise InvalidInput("reindex needs an embedder: set GRAPHMEM_EMBEDDER to local, openai or sentence-transformers")
+        if not args.yes and sys.stdin.isatty():
+            answer = input(f"Re-embed every turn and summary with {mem.embedder.model} ({mem.embedder.dimensions}-d)? [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                print("cancelled", file=sys.stderr)
+                return 1
+        bar: dict[str, Progress] = {}
+
+        def on_total(n: int) -> None:
+            bar["p"] = Progress(n, "embedding")
+
+        def progress(n: int) -> None:
+            if "p" in bar:
+                bar["p"].advance(n)
+
+        stats = mem.reindex(on_total=on_total, progress=progress)
+        if "p" in bar:
+            bar["p"].close()
+    print(f"re-embedded {stats.turns} turns and {stats.summaries} summaries with {mem.embedding_model} "
+          f"({mem.embedding_dimensions}-d)")
+    return 0

@@ -1,0 +1,49 @@
+"""Retrieval: scoped hybrid search (vector + full-text, fused by RRF) over turns and summaries,
+and the pre-call context block (seed 004 §3)."""
+
+from .context import build_context, cosine, render_context
+from .fusion import combsum, max_rrf_score, rrf
+from .lucene import build_query, escape, query_terms
+from .models import (
+    ContextBlock,
+    ContextConfig,
+    ContextTurn,
+    RetrievalConfig,
+    SearchHit,
+    SearchMode,
+    SearchResult,
+)
+from .pipeline import EmbedPassStats, embed_all_pending, expand_context, pending_counts, reindex
+from .reltime import locale_from_env, relative_time
+from .scopes import Scope, parse_scope
+from .search import DEFAULT_LEVELS, Searcher
+
+__all__ = [
+    "DEFAULT_LEVELS",
+    "ContextBlock",
+    "ContextConfig",
+    "ContextTurn",
+    "EmbedPassStats",
+    "RetrievalConfig",
+    "Scope",
+    "SearchHit",
+    "SearchMode",
+    "SearchResult",
+    "Searcher",
+    "build_context",
+    "build_query",
+    "combsum",
+    "cosine",
+    "embed_all_pending",
+    "escape",
+    "expand_context",
+    "locale_from_env",
+    "max_rrf_score",
+    "parse_scope",
+    "pending_counts",
+    "query_terms",
+    "reindex",
+    "relative_time",
+    "render_context",
+    "rrf",
+]

@@ -1,0 +1,238 @@
+"""The pre-call context block (seed 004 §3): recent raw turns, relevant past turns, relevant
+summaries, and level-1 summaries not yet rolled into level 2.
+
+Rules: no item appears twice (a summary found by search and also unrolled is shown once, in the
+search section); search hits that are one of the recent turns, or repeat one (same text or cosine
+above ``dedup_threshold``), are dropped; near-duplicate hits collapse to the best one; the whole
+rendered block stays within ``budget_chars`` (recent turns first, then turns, summaries, level 1).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from ..models import Session, Turn
+from .models import ContextBlock, ContextConfig, ContextTurn, SearchHit
+from .reltime import relative_time
+from .scopes import Scope
+from .search import Searcher, native
+
+__all__ = ["build_context", "cosine", "render_context"]
+
+TRUNC = " [...]"
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    num = sum(x * y for x, y in zip(a, b, strict=False))
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(y * y for y in b))
+    return num / (na * nb) if na and nb else 0.0
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _cut(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: max(0, n - len(TRUNC))] + TRUNC
+
+
+def _scope_for(session: Session, kind: str) -> Scope:
+    if kind == "session":
+        return Scope.session(session.id)
+    if kind == "directory":
+        return Scope("directory", session.cwd)
+    if kind == "project":
+        return Scope("project", session.project_path)
+    return Scope.everything()
+
+
+def build_context(
+    searcher: Searcher,
+    session: Session,
+    recent: list[Turn],
+    level1: list[dict[str, Any]],
+    message: str,
+    config: ContextConfig,
+    *,
+    recent_vectors: dict[str, list[float]] | None = None,
+    now: datetime | None = None,
+    timings: dict[str, float] | None = None,
+) -> ContextBlock:
+    """Assemble the block from what the facade fetched (recent turns, level-1 summaries) plus a search."""
+    now = now or datetime.now(UTC)
+    block = ContextBlock(session_id=session.id, message=message, budget_chars=config.budget_chars)
+    dropped: dict[str, int] = {}
+
+    def drop(reason: str) -> None:
+        dropped[reason] = dropped.get(reason, 0) + 1
+
+    block.recent_turns = [
+        ContextTurn(
+            id=t.id, index=t.index, user_message=t.user_message, assistant_message=t.assistant_message,
+            tools=list(dict.fromkeys(c.name for c in t.tool_calls)), timestamp=t.timestamp,
+            relative_time=relative_time(t.timestamp, now, config.locale),
+        )
+        for t in recent
+    ]
+    recent_ids = {t.id for t in recent}
+    recent_texts = {_norm(f"User: {t.user_message}\nAssistant: {t.assistant_message}") for t in recent}
+    rvecs = list((recent_vectors or {}).values())
+
+    hits: list[SearchHit] = []
+    if message.strip() and (config.turn_hits > 0 or config.summary_hits > 0):
+        t0 = time.perf_counter()
+        k = config.turn_hits + config.summary_hits + len(recent) + 5
+        res = searcher.search(
+            message, scope=_scope_for(session, config.scope), levels=config.levels, k=k, mode=config.mode,
+            min_score=config.min_score, locale=config.locale, with_embeddings=True, now=now,
+        )
+        block.warnings.extend(res.warnings)
+        block.search = {"effectiveMode": res.effective_mode, "scope": res.scope, "strategy": res.strategy,
+                        "timingsMs": res.timings_ms}
+        if timings is not None:
+            timings["search"] = round((time.perf_counter() - t0) * 1000, 3)
+        hits = res.hits
+
+    kept: list[SearchHit] = []
+    seen: set[str] = set()
+    for h in hits:
+        if h.id in seen:
+            drop("duplicate")
+            continue
+        seen.add(h.id)
+        if h.id in recent_ids:
+            drop("recent-repeat")
+            continue
+        if h.kind == "turn" and _norm(h.body()) in recent_texts:
+            drop("recent-repeat")
+            continue
+        emb = h.embedding
+        if emb is not None and any(cosine(emb, v) > config.dedup_threshold for v in rvecs):
+            drop("recent-repeat")
+            continue
+        dup = False
+        for other in kept:
+            if other.embedding is not None and emb is not None:
+                dup = cosine(emb, other.embedding) > config.dedup_threshold
+            else:
+                dup = other.kind == h.kind and _norm(other.body()) == _norm(h.body())
+            if dup:
+                break
+        if dup:
+            drop("near-duplicate")
+            continue
+        kept.append(h)
+    turns = [h for h in kept if h.kind == "turn"]
+    summaries = [h for h in kept if h.kind == "summary"]
+    block.relevant_turns = turns[: config.turn_hits]
+    block.relevant_summaries = summaries[: config.summary_hits]
+
+    shown = {h.id for h in block.relevant_summaries}
+    l1: list[SearchHit] = []
+    for it in level1:
+        if it["id"] in shown:
+            drop("duplicate")
+            continue
+        ts = native(it.get("timestamp"))
+        l1.append(SearchHit(
+            kind="summary", id=it["id"], level=int(it.get("level") or 1), score=0.0, relevance=0.0,
+            session_id=it.get("sessionId") or "", cwd=it.get("cwd") or "", project_path=it.get("projectPath") or "",
+            timestamp=ts, relative_time=relative_time(ts, now, config.locale) if isinstance(ts, datetime) else "",
+            text=it.get("text") or "", key_findings=list(it.get("keyFindings") or []),
+            files_mentioned=list(it.get("filesMentioned") or []), tools_used=list(it.get("toolsUsed") or []),
+            topics=list(it.get("topics") or []),
+        ))
+    block.level1_summaries = list(reversed(l1))  # oldest first, like the recent turns
+    render_context(block, config, dropped)
+    block.dropped = dropped
+    return block
+
+
+def _turn_text(user: str, assistant: str, tools: list[str], limit: int) -> str:
+    half = max(200, limit // 2)
+    lines = [f"User: {_cut(user, half)}", f"Assistant: {_cut(assistant, max(200, limit - min(len(user), half)))}"]
+    if tools:
+        lines.append("Tools: " + ", ".join(tools))
+    return "\n".join(lines)
+
+
+def _summary_text(h: SearchHit, limit: int, *, tools: bool) -> str:
+    lines = [_cut(h.text or "", limit)]
+    if h.key_findings:
+        lines.append("Key findings: " + ", ".join(h.key_findings))
+    if h.files_mentioned:
+        lines.append("Files mentioned: " + ", ".join(h.files_mentioned))
+    if tools and h.tools_used:
+        lines.append("Tools used: " + ", ".join(h.tools_used))
+    return "\n".join(lines)
+
+
+def render_context(block: ContextBlock, config: ContextConfig, dropped: dict[str, int]) -> str:
+    """Render the sections (seed 004 §3) within the budget; items that do not fit are removed from
+    the block too, so the JSON and the text always agree."""
+    budget = config.budget_chars
+    out: list[str] = []
+    used = 0
+
+    def fits(piece: str) -> bool:
+        nonlocal used
+        if used + len(piece) + 1 > budget:
+            return False
+        out.append(piece)
+        used += len(piece) + 1
+        return True
+
+    def section(title: str, pieces: list[tuple[Any, str]], keep: list[Any]) -> None:
+        if not pieces:
+            return
+        header = f"## {title}\n"
+        if used + len(header) + len(pieces[0][1]) + 2 > budget:
+            dropped["budget"] = dropped.get("budget", 0) + len(pieces)
+            keep.clear()
+            return
+        fits(("\n" if out else "") + header.rstrip("\n"))
+        kept_items = []
+        for item, text in pieces:
+            if fits(text.rstrip("\n") + "\n"):
+                kept_items.append(item)
+            else:
+                dropped["budget"] = dropped.get("budget", 0) + 1
+        keep[:] = kept_items
+
+    # recent turns: newest are the most important; cut each so all fit in recent_max_chars
+    recent_pieces: list[tuple[Any, str]] = []
+    per = max(300, config.recent_max_chars // max(1, len(block.recent_turns)))
+    for t in block.recent_turns:
+        recent_pieces.append((t, _turn_text(t.user_message, t.assistant_message, t.tools, per)))
+    section("Recent Conversation (Raw)", recent_pieces, block.recent_turns)
+
+    turn_pieces = []
+    for h in block.relevant_turns:
+        head = (f"[Turn {h.index} - Relevance: {h.relevance * 100:.0f}% - {h.relative_time} - "
+                f"session {h.session_id[:8]}]")
+        turn_pieces.append((h, head + "\n" + _turn_text(h.user_message or "", h.assistant_message or "", h.tools,
+                                                        config.item_max_chars)))
+    section("Relevant Past Context (Semantic Search - Turns)", turn_pieces, block.relevant_turns)
+
+    sum_pieces = []
+    for h in block.relevant_summaries:
+        head = f"[Level {h.level} Summary - Relevance: {h.relevance * 100:.0f}% - {h.relative_time}]"
+        sum_pieces.append((h, head + "\n" + _summary_text(h, config.item_max_chars, tools=False)))
+    section("Relevant Past Context (Semantic Search - Summaries)", sum_pieces, block.relevant_summaries)
+
+    l1_pieces = []
+    for h in block.level1_summaries:
+        l1_pieces.append((h, f"[Level 1 Summary - {h.relative_time}]\n" + _summary_text(h, config.item_max_chars, tools=True)))
+    section("Recent Level 1 Summaries (Not Yet Summarized to Level 2)", l1_pieces, block.level1_summaries)
+
+    text = "\n".join(out).rstrip() + ("\n" if out else "")
+    if len(text) > budget:  # cannot happen (each piece was checked); keep the promise anyway
+        text = text[:budget]
+    block.text = text
+    block.chars = len(text)
+    return text

@@ -1,0 +1,70 @@
+"""Reciprocal Rank Fusion with per-source weights and depths."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TypeVar
+
+__all__ = ["combsum", "max_rrf_score", "rrf"]
+
+K = TypeVar("K", bound=Hashable)
+
+
+def rrf(
+    rankings: Mapping[str, Sequence[K]],
+    *,
+    k: int = 60,
+    weights: Mapping[str, float] | None = None,
+    depths: Mapping[str, int] | None = None,
+) -> list[tuple[K, float, dict[str, int]]]:
+    """Fuse ranked lists (best first): ``score(d) = sum_s w_s / (k + rank_s(d))`` with 1-based ranks.
+
+    Only the first ``depths[s]`` items of source ``s`` take part. Returns ``(item, score, ranks)``
+    best first, ``ranks`` mapping each source that returned the item to its 1-based rank. Ties keep
+    the order in which items were first seen (sources in the mapping's order).
+    """
+    if k < 0:
+        raise ValueError("k must be >= 0")
+    scores: dict[K, float] = {}
+    ranks: dict[K, dict[str, int]] = {}
+    for source, items in rankings.items():
+        w = 1.0 if weights is None else float(weights.get(source, 1.0))
+        depth = None if depths is None else depths.get(source)
+        for r, item in enumerate(items[:depth] if depth is not None else items, start=1):
+            if item in ranks and source in ranks[item]:
+                continue  # a duplicate within one list counts once, at its best rank
+            scores[item] = scores.get(item, 0.0) + w / (k + r)
+            ranks.setdefault(item, {})[source] = r
+    order = sorted(scores, key=lambda d: -scores[d])  # stable: first-seen order breaks ties
+    return [(d, scores[d], ranks[d]) for d in order]
+
+
+def max_rrf_score(weights: Mapping[str, float], k: int = 60) -> float:
+    """The score of an item ranked first by every source (to express fused scores as 0..1)."""
+    return sum(w / (k + 1) for w in weights.values() if w > 0) or 1.0
+
+
+def combsum(
+    scored: Mapping[str, Sequence[tuple[K, float]]],
+    *,
+    weights: Mapping[str, float] | None = None,
+) -> list[tuple[K, float, dict[str, int]]]:
+    """Weighted CombSUM of min-max normalised scores: each source's candidates (best first, with
+    raw scores) are scaled to 0..1 within that source, multiplied by its weight and summed.
+    Returns ``(item, score, ranks)`` best first, like :func:`rrf`."""
+    scores: dict[K, float] = {}
+    ranks: dict[K, dict[str, int]] = {}
+    for source, items in scored.items():
+        if not items:
+            continue
+        w = 1.0 if weights is None else float(weights.get(source, 1.0))
+        values = [v for _, v in items]
+        lo, hi = min(values), max(values)
+        for r, (item, v) in enumerate(items, start=1):
+            if item in ranks and source in ranks[item]:
+                continue
+            norm = (v - lo) / (hi - lo) if hi > lo else 1.0
+            scores[item] = scores.get(item, 0.0) + w * norm
+            ranks.setdefault(item, {})[source] = r
+    order = sorted(scores, key=lambda d: -scores[d])
+    return [(d, scores[d], ranks[d]) for d in order]

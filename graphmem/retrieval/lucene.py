@@ -1,0 +1,101 @@
+"""Lucene query building for the full-text side of retrieval.
+
+User text never reaches Lucene's query parser as syntax: it is cut into word tokens, each token is
+escaped (every special character of the classic syntax, see :data:`SPECIAL`), lowercased (so the
+bare words ``AND``/``OR``/``NOT`` are plain terms) and the tokens are OR-ed inside per-field groups
+with field boosts. A query with no word at all (only punctuation, control characters, empty) yields
+``None`` and the caller returns no hit. The scope is a required zero-weight phrase clause on the
+scope property (``+sessionId:"..."^0``), so Lucene filters while BM25 scores are unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+__all__ = [
+    "DEFAULT_FIELD_WEIGHTS",
+    "MAX_QUERY_CHARS",
+    "MAX_TERMS",
+    "QUERY_STOPWORDS",
+    "SPECIAL",
+    "build_query",
+    "escape",
+    "query_terms",
+]
+
+SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/')
+"""Characters with a meaning in Lucene's classic query syntax (``&&``/``||`` via ``&``/``|``)."""
+
+MAX_QUERY_CHARS = 20_000
+"""Longer user text is cut before tokenising (a query is not a document)."""
+MAX_TERMS = 64
+"""At most this many distinct terms (fields x terms stays far below Lucene's 1024 clauses)."""
+
+DEFAULT_FIELD_WEIGHTS: Mapping[str, float] = {
+    "userMessage": 1.0,
+    "assistantMessage": 1.0,
+    "text": 1.0,
+    "keyFindings": 0.5,
+}
+"""Text fields of the ``memory_search`` index queried by default, with their boosts."""
+
+_STOP_TEXT = """what when where who whom whose which why how did does do done doing has have had having was were
+is are am be been being would could should can may might will shall must the a an of to in on at for from by with
+about as into than then that this these those it its they them their there here i you he she we his her our your my
+me him us and or but if so not no any some many much more most also too very just ever likely kind sort type thing
+things yes something anything someone anyone according mentioned mention say said tell told"""
+QUERY_STOPWORDS = frozenset(_STOP_TEXT.split())
+"""Question words and filler dropped from queries when ``drop_stopwords`` is on (never all terms)."""
+
+_WORD = re.compile(r"\w+(?:['\u2019]\w+)*")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def escape(text: str) -> str:
+    """Backslash-escape every Lucene special character (and drop control characters)."""
+    text = _CONTROL.sub(" ", text)
+    return "".join("\\" + ch if ch in SPECIAL else ch for ch in text)
+
+
+def query_terms(text: str, *, drop_stopwords: bool = False, max_terms: int = MAX_TERMS) -> list[str]:
+    """Distinct lowercase word tokens of ``text`` in order (apostrophes inside words kept)."""
+    text = _CONTROL.sub(" ", text[:MAX_QUERY_CHARS])
+    words = [w.replace("\u2019", "'").lower() for w in _WORD.findall(text)]
+    words = [w for w in words if w.strip("_")]
+    if drop_stopwords:
+        kept = [w for w in words if w not in QUERY_STOPWORDS]
+        words = kept or words
+    return list(dict.fromkeys(words))[:max_terms]
+
+
+def _boost(w: float) -> str:
+    return f"{w:.4g}"
+
+
+def build_query(
+    text: str,
+    *,
+    fields: Mapping[str, float] | None = None,
+    scope_field: str | None = None,
+    scope_value: str | None = None,
+    drop_stopwords: bool = False,
+) -> str | None:
+    """The Lucene query for user ``text`` (``None`` when it has no searchable word)."""
+    terms = query_terms(text, drop_stopwords=drop_stopwords)
+    if not terms:
+        return None
+    group = " ".join(escape(t) for t in terms)
+    weights = {f: w for f, w in (fields or DEFAULT_FIELD_WEIGHTS).items() if w > 0}
+    if not weights:
+        return None
+    body = " ".join(f"{f}:({group})^{_boost(w)}" for f, w in weights.items())
+    query = f"+({body})"
+    if scope_field and scope_value is not None and _WORD.search(scope_value):
+        query += f' +{scope_field}:"{escape(scope_value)}"^0'
+    return query
+
+
+def phrase(words: Iterable[str]) -> str:
+    """A quoted, escaped phrase (helper for callers that need one)."""
+    return '"' + escape(" ".join(words)) + '"'

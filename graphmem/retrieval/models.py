@@ -1,0 +1,201 @@
+"""What retrieval returns: search hits, search results and the pre-call context block."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic.alias_generators import to_camel
+
+from .lucene import DEFAULT_FIELD_WEIGHTS
+
+__all__ = [
+    "ContextBlock",
+    "ContextConfig",
+    "ContextTurn",
+    "HitKind",
+    "RetrievalConfig",
+    "SearchHit",
+    "SearchMode",
+    "SearchResult",
+]
+
+SearchMode = Literal["hybrid", "semantic", "text"]
+HitKind = Literal["turn", "summary"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+
+class SearchHit(_Model):
+    """One turn (level 0) or summary (level >= 1) found by :meth:`GraphMemory.search`."""
+
+    kind: HitKind
+    id: str
+    level: int
+    """0 for a turn, the summary level otherwise."""
+    score: float
+    """The ranking score: fused RRF score (hybrid), cosine similarity (semantic), BM25 (text)."""
+    relevance: float
+    """``score`` on a 0..1 scale (cosine for semantic; fused score / best possible for hybrid;
+    BM25 / best BM25 of the result for text), for display ("Relevance: 72%")."""
+    vector_score: float | None = None
+    """Cosine similarity (-1..1) when the vector side returned the hit."""
+    text_score: float | None = None
+    """Lucene BM25 score when the full-text side returned the hit."""
+    vector_rank: int | None = None
+    """1-based rank among the vector candidates."""
+    text_rank: int | None = None
+    """1-based rank among the full-text candidates."""
+    session_id: str
+    cwd: str
+    project_path: str
+    timestamp: datetime | None = None
+    relative_time: str = ""
+    """``"3 days ago"`` / ``"il y a 3 jours"`` (locale of the search)."""
+    # turns
+    index: int | None = None
+    user_message: str | None = None
+    assistant_message: str | None = None
+    tools: list[str] = Field(default_factory=list)
+    # summaries
+    text: str | None = None
+    key_findings: list[str] = Field(default_factory=list)
+    files_mentioned: list[str] = Field(default_factory=list)
+    tools_used: list[str] = Field(default_factory=list)
+    topics: list[str] = Field(default_factory=list)
+    truncated: bool = False
+    """A message or summary text was cut to the search's ``max_chars``."""
+
+    _embedding: list[float] | None = PrivateAttr(default=None)
+
+    @property
+    def embedding(self) -> list[float] | None:
+        """The stored vector, when the search was asked for it (never serialised)."""
+        return self._embedding
+
+    def body(self) -> str:
+        """The hit's text: ``User: ... / Assistant: ...`` for a turn, the summary text otherwise."""
+        if self.kind == "turn":
+            return f"User: {self.user_message or ''}\nAssistant: {self.assistant_message or ''}"
+        return self.text or ""
+
+
+class SearchResult(_Model):
+    """Hits (best first) plus how they were found."""
+
+    query: str
+    mode: SearchMode
+    """The mode asked for."""
+    effective_mode: SearchMode
+    """The mode actually run (``text`` when no embedder could embed the query)."""
+    scope: str
+    levels: list[int]
+    hits: list[SearchHit] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    strategy: dict[str, Any] = Field(default_factory=dict)
+    """How each source ran: vector ``exact`` / ``index-filtered`` / ``index-overfetch`` (+ fetch
+    sizes), full-text fetch size, candidate counts."""
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+    def to_json(self, **kwargs: Any) -> str:
+        return json.dumps(self.model_dump(mode="json", by_alias=True), ensure_ascii=False, **kwargs)
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    """Every knob of the search. Defaults = the hybrid measured best on LoCoMo in Neo4j with the
+    local USE embedder (``benchmarks/results/locomo.md``): ``english`` analyzer (schema 0030),
+    question words dropped from the full-text query, ``contextText`` (±2 neighbouring turns, written
+    by ``embed_pending``) boosted 0.7, CombSUM fusion 0.7 text / 0.3 vector. Equal-weight RRF with
+    USE is far worse (49.8 vs 72.5 R@10)."""
+
+    fusion: Literal["rrf", "combsum"] = "combsum"
+    """``rrf``: weighted Reciprocal Rank Fusion; ``combsum``: weighted sum of min-max normalised
+    scores (uses the score gaps RRF ignores)."""
+    rrf_k: int = 60
+    vector_weight: float = 0.3
+    text_weight: float = 0.7
+    vector_depth: int = 50
+    """Candidates asked of the vector side, for turns and for summaries each."""
+    text_depth: int = 50
+    """Candidates asked of the full-text side."""
+    field_weights: dict[str, float] = field(default_factory=lambda: {**DEFAULT_FIELD_WEIGHTS, "contextText": 0.7})
+    """Full-text fields of the ``memory_search`` index and their boosts (``contextText`` = the
+    neighbouring turns, document expansion; 0 = not queried)."""
+    drop_query_stopwords: bool = True
+    """Drop question words and filler from the full-text query (never every term)."""
+    exact_scan_max: int = 2000
+    """Scopes holding at most this many turns + summaries are scanned exactly with
+    ``vector.similarity.cosine`` instead of the approximate vector indexes."""
+    overfetch: float = 2.0
+    """Without in-index filtering (5.26): fetch ``k * (total / scope size) * overfetch`` neighbours."""
+    max_fetch: int = 20_000
+    """Above this over-fetch the exact scan is used instead (correct, bounded)."""
+    count_cache_seconds: float = 30.0
+    """Scope sizes (used only to choose a strategy) are cached this long per process."""
+    max_chars: int = 4000
+    """Each message / summary text in a hit is cut to this many characters."""
+
+
+@dataclass(frozen=True)
+class ContextConfig:
+    """Knobs of :meth:`GraphMemory.build_context` (seed 004 §3 limits by default)."""
+
+    recent_limit: int = 3
+    recent_max_chars: int = 5000
+    turn_hits: int = 5
+    summary_hits: int = 5
+    level1_limit: int = 10
+    scope: Literal["session", "directory", "project", "everything"] = "project"
+    """Where relevant past context is searched, relative to the session (its project by default)."""
+    levels: tuple[int, ...] = (0, 1, 2, 3)
+    mode: SearchMode = "hybrid"
+    min_score: float | None = None
+    dedup_threshold: float = 0.85
+    """Hits whose cosine similarity to a better hit (or a recent turn) exceeds this collapse."""
+    budget_chars: int = 12_000
+    """Upper bound of the rendered block, in characters."""
+    item_max_chars: int = 1500
+    """Each past turn / summary is cut to this many characters in the block."""
+    locale: str = "en"
+
+
+class ContextTurn(_Model):
+    """A recent raw turn of the current session."""
+
+    id: str
+    index: int
+    user_message: str
+    assistant_message: str
+    tools: list[str] = Field(default_factory=list)
+    timestamp: datetime | None = None
+    relative_time: str = ""
+
+
+class ContextBlock(_Model):
+    """The enriched context passed to the agent before each call (seed 004 §3)."""
+
+    session_id: str
+    message: str
+    recent_turns: list[ContextTurn] = Field(default_factory=list)
+    relevant_turns: list[SearchHit] = Field(default_factory=list)
+    relevant_summaries: list[SearchHit] = Field(default_factory=list)
+    level1_summaries: list[SearchHit] = Field(default_factory=list)
+    text: str = ""
+    """The rendered block (markdown sections of seed 004 §3), at most ``budget_chars``."""
+    chars: int = 0
+    budget_chars: int = 0
+    dropped: dict[str, int] = Field(default_factory=dict)
+    """Items left out, by reason (``recent-repeat``, ``near-duplicate``, ``duplicate``, ``budget``)."""
+    warnings: list[str] = Field(default_factory=list)
+    search: dict[str, Any] = Field(default_factory=dict)
+    """The search's effective mode, strategy and timings."""
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+    def to_json(self, **kwargs: Any) -> str:
+        return json.dumps(self.model_dump(mode="json", by_alias=True), ensure_ascii=False, **kwargs)

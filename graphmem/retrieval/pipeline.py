@@ -1,0 +1,111 @@
+"""Embedding passes run on demand (``GraphMemory.embed_pending``), ``graphmem reindex``, and the
+optional document expansion (``contextText`` on turns).
+
+Document expansion: a turn's ``contextText`` holds the text of the turns within ``window`` places
+of it in the same session. The ``memory_search`` full-text index covers it, so with a positive
+``contextText`` field weight a question can find the turn whose neighbours share its words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..db import Database
+from ..db.schema import migrations
+from ..embedding import EMBED_TEXT_MAX_CHARS, embed_pending_summaries, embed_pending_turns
+from ..providers import Embedder
+
+__all__ = ["EmbedPassStats", "embed_all_pending", "expand_context", "pending_counts", "reindex"]
+
+Progress = Callable[[int], None]
+
+
+@dataclass
+class EmbedPassStats:
+    turns: int = 0
+    summaries: int = 0
+    reused: int = 0
+    expanded: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.turns + self.summaries
+
+
+def pending_counts(db: Database) -> dict[str, int]:
+    row = db.read("embeddings/counts")[0]
+    return {k: int(v or 0) for k, v in row.items()}
+
+
+def expand_context(db: Database, window: int, *, batch: int = 500, max_chars: int = 2000) -> int:
+    """Compute ``contextText`` for turns that have none (and refresh their ``window`` predecessors)."""
+    if window <= 0:
+        return 0
+    done = 0
+    while True:
+        ids = [r["id"] for r in db.read("search/pending_context_turns", limit=batch)]
+        if not ids:
+            return done
+        rows = db.read("search/neighbour_ids", ids=ids, window=window)
+        todo = rows[0]["ids"] if rows else ids
+        db.write("search/set_context_text", ids=todo, window=window, maxChars=max_chars)
+        done += len(ids)
+
+
+def embed_all_pending(
+    db: Database,
+    embedder: Embedder,
+    *,
+    batch: int = 128,
+    limit: int | None = None,
+    expansion_window: int = 0,
+    progress: Progress | None = None,
+) -> EmbedPassStats:
+    """Embed pending turns then pending summaries until none is left (or ``limit`` were done)."""
+    stats = EmbedPassStats()
+    for kind, fn in (("turns", embed_pending_turns), ("summaries", embed_pending_summaries)):
+        while limit is None or stats.total < limit:
+            n = batch if limit is None else min(batch, limit - stats.total)
+            s = fn(db, embedder, limit=n)
+            if s.total == 0:
+                break
+            setattr(stats, kind, getattr(stats, kind) + s.total)
+            stats.reused += s.reused
+            if progress is not None:
+                progress(s.total)
+            if s.total < n:
+                break
+    if expansion_window > 0:
+        stats.expanded = expand_context(db, expansion_window, max_chars=min(EMBED_TEXT_MAX_CHARS, 2000))
+    return stats
+
+
+def reindex(
+    db: Database,
+    embedder: Embedder,
+    *,
+    batch: int = 128,
+    reset_batch: int = 5000,
+    on_total: Callable[[int], None] | None = None,
+    progress: Progress | None = None,
+    await_seconds: int = 600,
+) -> EmbedPassStats:
+    """Re-embed everything with ``embedder``: drop the vector indexes, forget every vector, recreate
+    the indexes with the embedder's dimension, embed all turns and summaries, then record the model."""
+    db.write("search/reindex_drop_turn_index")
+    db.write("search/reindex_drop_summary_index")
+    for name in ("search/reindex_reset_turns", "search/reindex_reset_summaries"):
+        while int(db.write(name, batch=reset_batch)[0]["reset"]) > 0:
+            pass
+    features = {"search"} if db.server_info().vector_search_clause else set()
+    for m in migrations(features):
+        if m.name.startswith(("schema/0023_", "schema/0024_")):
+            db.write(m.name, dimensions=embedder.dimensions)
+    db.write("meta/await_indexes", timeoutSeconds=await_seconds)
+    counts = pending_counts(db)
+    if on_total is not None:
+        on_total(counts["pendingTurns"] + counts["pendingSummaries"])
+    stats = embed_all_pending(db, embedder, batch=batch, progress=progress)
+    db.write("meta/set", key="embedding", props={"model": embedder.model, "dimensions": embedder.dimensions})
+    return stats

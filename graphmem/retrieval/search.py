@@ -1,0 +1,452 @@
+"""Hybrid retrieval over turns (level 0) and summaries (levels 1+), scoped, in Neo4j.
+
+One search is at most four round trips: the scope's size (cached, it only chooses a strategy),
+the vector candidates of turns **and** summaries in one statement, the full-text candidates, and
+the details of the final hits. Fusion is weighted Reciprocal Rank Fusion.
+
+How the vector side is run (``SearchResult.strategy["vector"]``):
+
+* ``exact`` -- the scope holds at most ``exact_scan_max`` turns + summaries (or the over-fetch a
+  5.26 server would need exceeds ``max_fetch``): brute-force ``vector.similarity.cosine`` over the
+  scope's nodes, found through the scope's property index. Exact, and faster than an index search
+  for small scopes (a session, a directory).
+* ``index-filtered`` -- Neo4j 2026.01+: the Cypher 25 ``SEARCH`` clause filters the scope inside
+  the vector indexes (they declare ``sessionId``, ``cwd``, ``projectPath`` and ``level``).
+* ``index-overfetch`` -- older servers (5.26): ``db.index.vector.queryNodes`` asks for
+  ``k * (nodes in the database / nodes in the scope) * overfetch`` neighbours and filters them; if
+  fewer than ``k`` survive while more exist, the fetch grows fourfold (up to ``max_fetch``, then
+  the exact scan).
+
+The full-text side puts the scope into the Lucene query as a required zero-weight clause (Lucene
+filters, BM25 scores are unchanged) and re-checks the scope and levels exactly in Cypher; a full
+page that filtering thinned out is fetched again, larger. Every hydrated hit is checked against the
+scope once more before it is returned.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from ..db import Database
+from ..errors import InvalidInput
+from ..providers import Embedder
+from .fusion import combsum, max_rrf_score, rrf
+from .lucene import build_query, query_terms
+from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
+from .reltime import relative_time
+from .scopes import Scope, parse_scope
+
+__all__ = ["DEFAULT_LEVELS", "Candidate", "Searcher", "check_levels", "native"]
+
+log = logging.getLogger("graphmem.retrieval")
+
+DEFAULT_LEVELS: tuple[int, ...] = (0, 1, 2, 3)
+
+QUERY_FILES = (
+    "search/count_session", "search/count_cwd", "search/count_project", "search/count_all",
+    "search/vector_session@search", "search/vector_cwd@search", "search/vector_project@search", "search/vector_all@search",
+    "search/vector_session", "search/vector_cwd", "search/vector_project", "search/vector_all",
+    "search/exact_session", "search/exact_cwd", "search/exact_project", "search/exact_all",
+    "search/text_session", "search/text_cwd", "search/text_project", "search/text_all",
+    "search/reindex_reset_turns", "search/reindex_reset_summaries",
+)
+"""The per-scope statement files chosen at run time (``search/<source>_<scope kind>``)."""
+MAX_K = 1000
+
+
+@dataclass
+class Candidate:
+    """A candidate from one source before fusion."""
+
+    id: str
+    kind: str
+    score: float
+
+
+@dataclass
+class _Counts:
+    turns: int
+    summaries: int
+    at: float
+
+
+@dataclass
+class _Run:
+    strategy: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def check_levels(levels: Iterable[int]) -> list[int]:
+    out = sorted(set(levels))
+    if not out or any(not isinstance(x, int) or isinstance(x, bool) or x < 0 for x in out):
+        raise InvalidInput("levels must be a non-empty list of integers >= 0 (0 = turns, 1+ = summaries)")
+    return out
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 3)
+
+
+def native(value: Any) -> Any:
+    """neo4j.time values -> datetime; anything else unchanged."""
+    to_native = getattr(value, "to_native", None)
+    return to_native() if callable(to_native) else value
+
+
+class Searcher:
+    """Runs searches for one database; thread-safe (the scope-size cache is locked)."""
+
+    def __init__(
+        self,
+        db: Database,
+        embedder: Embedder | None = None,
+        config: RetrievalConfig | None = None,
+        *,
+        dimensions: int | None = None,
+    ) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.config = config or RetrievalConfig()
+        self.dimensions = dimensions
+        self._counts: dict[tuple[str, str | None], _Counts] = {}
+        self._lock = threading.Lock()
+
+    # -- public ----------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        scope: Scope | str | None = None,
+        levels: Sequence[int] = DEFAULT_LEVELS,
+        k: int = 10,
+        mode: SearchMode = "hybrid",
+        min_score: float | None = None,
+        locale: str = "en",
+        with_embeddings: bool = False,
+        vector: Sequence[float] | None = None,
+        now: datetime | None = None,
+    ) -> SearchResult:
+        """Search; see :meth:`graphmem.GraphMemory.search`. ``vector`` skips embedding the query."""
+        t_start = time.perf_counter()
+        if not isinstance(query, str):
+            raise InvalidInput("query must be a string")
+        if mode not in ("hybrid", "semantic", "text"):
+            raise InvalidInput(f"unknown search mode {mode!r}: hybrid, semantic or text")
+        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
+            raise InvalidInput(f"k must be an integer between 1 and {MAX_K}")
+        sc = parse_scope(scope)
+        lv = check_levels(levels)
+        run = _Run()
+        result = SearchResult(query=query, mode=mode, effective_mode=mode, scope=str(sc), levels=lv)
+        if not query_terms(query):
+            return result  # nothing searchable (empty, only punctuation or control characters)
+        effective: SearchMode = mode
+        qvec: list[float] | None = None
+        if mode != "text":
+            qvec, warning = self._query_vector(query, vector, run)
+            if qvec is None:
+                effective = "text"
+                run.warnings.append(warning or "no embedder: text-only search")
+        cfg = self.config
+        lists: dict[str, list[Candidate]] = {}
+        if effective in ("hybrid", "semantic") and qvec is not None:
+            vec_c = self._vector(qvec, sc, lv, cfg.vector_depth if effective == "hybrid" else max(k, 1), run)
+            if min_score is not None:
+                vec_c = [c for c in vec_c if c.score >= min_score]
+            lists["vector"] = vec_c
+        if effective in ("hybrid", "text"):
+            txt_c = self._text(query, sc, lv, cfg.text_depth if effective == "hybrid" else max(k, 1), run)
+            if effective == "text" and min_score is not None:
+                txt_c = [c for c in txt_c if c.score >= min_score]
+            lists["text"] = txt_c
+        ranked = self._fuse(lists, effective, k)
+        hits = self._hydrate(ranked, lists, sc, effective, with_embeddings, locale, now, run)
+        result.effective_mode = effective
+        result.hits = hits
+        result.warnings = run.warnings
+        result.strategy = run.strategy
+        run.timings["total"] = _ms(t_start)
+        result.timings_ms = run.timings
+        return result
+
+    def scope_size(self, scope: Scope) -> tuple[int, int]:
+        """(turns, summaries) in the scope, cached for ``count_cache_seconds``."""
+        key = (scope.file_kind, scope.value)
+        now = time.monotonic()
+        with self._lock:
+            hit = self._counts.get(key)
+            if hit is not None and now - hit.at < self.config.count_cache_seconds:
+                return hit.turns, hit.summaries
+        params: dict[str, Any] = {} if scope.value is None else {"value": scope.value}
+        rows = self.db.read(f"search/count_{scope.file_kind}", **params)
+        turns = int(rows[0]["turns"] or 0) if rows else 0
+        summaries = int(rows[0]["summaries"] or 0) if rows else 0
+        with self._lock:
+            self._counts[key] = _Counts(turns, summaries, now)
+            if len(self._counts) > 4096:
+                self._counts.clear()
+        return turns, summaries
+
+    def forget_counts(self) -> None:
+        with self._lock:
+            self._counts.clear()
+
+    # -- pieces ----------------------------------------------------------------------------
+    def _query_vector(
+        self, query: str, vector: Sequence[float] | None, run: _Run
+    ) -> tuple[list[float] | None, str | None]:
+        t0 = time.perf_counter()
+        try:
+            if vector is not None:
+                vec = [float(x) for x in vector]
+            elif self.embedder is None:
+                return None, "no embedder configured: text-only search"
+            else:
+                vec = self.embedder.embed_one(query)
+        except Exception as e:  # any embedder failure degrades to text search, never breaks it
+            log.warning("query embedding failed: %s", e)
+            return None, f"embedder unavailable ({type(e).__name__}: {e}): text-only search"
+        finally:
+            run.timings["embed"] = _ms(t0)
+        if self.dimensions is not None and len(vec) != self.dimensions:
+            return None, (
+                f"the query vector has {len(vec)} dimensions but the database is indexed with {self.dimensions}: "
+                "text-only search (run `graphmem reindex`)"
+            )
+        if not any(vec):
+            return None, "the query has no embedding (all zeros): text-only search"
+        return vec, None
+
+    def _vector(self, vec: list[float], scope: Scope, levels: list[int], depth: int, run: _Run) -> list[Candidate]:
+        t0 = time.perf_counter()
+        cfg = self.config
+        summary_levels = [x for x in levels if x >= 1]
+        turn_k = depth if 0 in levels else 0
+        summary_k = depth if summary_levels else 0
+        n_turns, n_summaries = self.scope_size(scope)
+        size = (n_turns if turn_k else 0) + (n_summaries if summary_k else 0)
+        info: dict[str, Any] = {"scope_turns": n_turns, "scope_summaries": n_summaries}
+        run.strategy["vector"] = info
+        if size == 0:
+            info["strategy"] = "empty-scope"
+            run.timings["vector"] = _ms(t0)
+            return []
+        base: dict[str, Any] = {"vector": vec, "turnK": turn_k, "summaryK": summary_k}
+        if scope.value is not None:
+            base["value"] = scope.value
+        rows: list[dict[str, Any]]
+        if size <= cfg.exact_scan_max:
+            info["strategy"] = "exact"
+            rows = self._exact(scope, base, levels)
+        elif self.db.server_info().vector_search_clause:
+            info["strategy"] = "index-filtered"
+            rows = self.db.read(
+                f"search/vector_{scope.file_kind}@search", **base, levels=levels,
+                minLevel=min(summary_levels, default=1), maxLevel=max(summary_levels, default=1),
+            )
+        else:
+            rows = self._overfetch(scope, base, levels, n_turns, n_summaries, info)
+        run.timings["vector"] = _ms(t0)
+        cands = [Candidate(r["id"], r["kind"], float(r["cosine"])) for r in rows]
+        cands.sort(key=lambda c: -c.score)
+        info["candidates"] = len(cands)
+        return cands
+
+    def _exact(self, scope: Scope, base: dict[str, Any], levels: list[int]) -> list[dict[str, Any]]:
+        return self.db.read(f"search/exact_{scope.file_kind}", **base, levels=levels)
+
+    def _overfetch(
+        self, scope: Scope, base: dict[str, Any], levels: list[int], n_turns: int, n_summaries: int,
+        info: dict[str, Any],
+    ) -> list[dict[str, Any]]:
+        cfg = self.config
+        turn_k, summary_k = int(base["turnK"]), int(base["summaryK"])
+        if scope.kind == "everything":
+            tot_t, tot_s = n_turns, n_summaries
+        else:
+            tot_t, tot_s = self.scope_size(Scope.everything())
+
+        def want(k: int, in_scope: int, total: int) -> int:
+            if k == 0:
+                return 0
+            ratio = total / max(1, in_scope)
+            return max(k, min(total, math.ceil(k * ratio * (cfg.overfetch if scope.kind != "everything" else 1))))
+
+        fetch_t, fetch_s = want(turn_k, n_turns, tot_t), want(summary_k, n_summaries, tot_s)
+        name = f"search/vector_{scope.file_kind}"
+        info["strategy"] = "index-overfetch"
+        got: dict[str, list[dict[str, Any]]] = {"turn": [], "summary": []}
+        need = {"turn": turn_k, "summary": summary_k}
+        rounds = 0
+        while True:
+            if max(fetch_t, fetch_s) > cfg.max_fetch:
+                info["strategy"] = "exact"
+                info["reason"] = f"over-fetch {max(fetch_t, fetch_s)} > max_fetch {cfg.max_fetch}"
+                return self._exact(scope, base, levels)
+            rounds += 1
+            rows = self.db.read(
+                name, **{**base, "turnK": need["turn"], "summaryK": need["summary"]},
+                levels=levels, turnFetch=max(fetch_t, 1), summaryFetch=max(fetch_s, 1),
+            )
+            for r in rows:
+                got[r["kind"]].append(r)
+            info["fetch"] = {"turns": fetch_t, "summaries": fetch_s, "rounds": rounds}
+            short_t = need["turn"] > 0 and len(got["turn"]) < turn_k and fetch_t < tot_t
+            short_s = need["summary"] > 0 and len(got["summary"]) < summary_k and fetch_s < tot_s
+            if not (short_t or short_s):
+                return got["turn"] + got["summary"]
+            # widen only the short side(s); the other keeps what it found
+            if short_t:
+                got["turn"] = []
+                fetch_t = min(tot_t, fetch_t * 4)
+            else:
+                need["turn"] = 0
+            if short_s:
+                got["summary"] = []
+                fetch_s = min(tot_s, fetch_s * 4)
+            else:
+                need["summary"] = 0
+
+    def _text(self, query: str, scope: Scope, levels: list[int], depth: int, run: _Run) -> list[Candidate]:
+        t0 = time.perf_counter()
+        cfg = self.config
+        lucene = build_query(
+            query, fields=cfg.field_weights, scope_field=scope.property, scope_value=scope.value,
+            drop_stopwords=cfg.drop_query_stopwords,
+        )
+        info: dict[str, Any] = {}
+        run.strategy["text"] = info
+        if lucene is None:
+            info["strategy"] = "no-terms"
+            run.timings["text"] = _ms(t0)
+            return []
+        params: dict[str, Any] = {
+            "query": lucene, "limit": depth, "includeTurns": 0 in levels, "levels": [x for x in levels if x >= 1],
+        }
+        if scope.value is not None:
+            params["value"] = scope.value
+        fetch = max(depth, 2 * depth if scope.kind != "everything" else depth)
+        rounds = 0
+        while True:
+            rounds += 1
+            rows = self.db.read(f"search/text_{scope.file_kind}", **params, fetch=fetch)
+            fetched = int(rows[0]["fetched"]) if rows else 0
+            hits = list(rows[0]["hits"]) if rows else []
+            if len(hits) >= depth or fetched < fetch or fetch >= cfg.max_fetch:
+                break
+            fetch = min(cfg.max_fetch, fetch * 4)
+        info.update({"strategy": "lucene", "fetch": fetch, "rounds": rounds, "candidates": len(hits)})
+        run.timings["text"] = _ms(t0)
+        return [Candidate(h["id"], h["kind"], float(h["score"])) for h in hits]
+
+    def _fuse(self, lists: dict[str, list[Candidate]], mode: SearchMode, k: int) -> list[tuple[str, str, float, dict[str, int]]]:
+        """(id, kind, score, ranks) best first, at most k."""
+        kinds = {c.id: c.kind for lst in lists.values() for c in lst}
+        if mode == "hybrid" and self.config.fusion == "combsum":
+            cfg = self.config
+            fused = combsum(
+                {"vector": [(c.id, c.score) for c in lists.get("vector", [])][: 2 * cfg.vector_depth],
+                 "text": [(c.id, c.score) for c in lists.get("text", [])][: cfg.text_depth]},
+                weights={"vector": cfg.vector_weight, "text": cfg.text_weight},
+            )
+            return [(d, kinds[d], s, r) for d, s, r in fused[:k]]
+        if mode == "hybrid":
+            cfg = self.config
+            fused = rrf(
+                {s: [c.id for c in lst] for s, lst in lists.items()}, k=cfg.rrf_k,
+                weights={"vector": cfg.vector_weight, "text": cfg.text_weight},
+                depths={"vector": 2 * cfg.vector_depth, "text": cfg.text_depth},
+            )
+            return [(d, kinds[d], s, r) for d, s, r in fused[:k]]
+        source = "vector" if mode == "semantic" else "text"
+        lst = lists.get(source, [])
+        return [(c.id, c.kind, c.score, {source: i}) for i, c in enumerate(lst[:k], start=1)]
+
+    def _hydrate(
+        self,
+        ranked: list[tuple[str, str, float, dict[str, int]]],
+        lists: dict[str, list[Candidate]],
+        scope: Scope,
+        mode: SearchMode,
+        with_embeddings: bool,
+        locale: str,
+        now: datetime | None,
+        run: _Run,
+    ) -> list[SearchHit]:
+        if not ranked:
+            return []
+        t0 = time.perf_counter()
+        cfg = self.config
+        scores = {s: {c.id: c.score for c in lst} for s, lst in lists.items()}
+        rows = self.db.read(
+            "search/hydrate",
+            turnIds=[d for d, kind, _, _ in ranked if kind == "turn"],
+            summaryIds=[d for d, kind, _, _ in ranked if kind == "summary"],
+            maxChars=cfg.max_chars,
+            withEmbedding=with_embeddings,
+        )
+        items = {r["item"]["id"]: (r["kind"], r["item"]) for r in rows}
+        now = now or datetime.now(UTC)
+        best_text = max(scores.get("text", {}).values(), default=1.0) or 1.0
+        top = max_rrf_score({"vector": cfg.vector_weight, "text": cfg.text_weight}, cfg.rrf_k)
+        hits: list[SearchHit] = []
+        for d, kind, score, ranks in ranked:
+            if d not in items:
+                continue  # deleted between the candidate query and now
+            _, it = items[d]
+            if not scope.contains(it.get("sessionId"), it.get("cwd"), it.get("projectPath")):
+                log.error("dropped a hit outside the scope %s: %s", scope, d)  # never expected
+                continue
+            vscore = scores.get("vector", {}).get(d)
+            tscore = scores.get("text", {}).get(d)
+            if mode == "hybrid" and cfg.fusion == "combsum":
+                relevance = score / (max(cfg.vector_weight, 0) + max(cfg.text_weight, 0) or 1.0)
+            elif mode == "hybrid":
+                relevance = score / top
+            elif mode == "semantic":
+                relevance = max(0.0, min(1.0, score))
+            else:
+                relevance = score / best_text
+            ts = native(it.get("timestamp"))
+            hit = SearchHit(
+                kind="turn" if kind == "turn" else "summary",
+                id=d,
+                level=0 if kind == "turn" else int(it.get("level") or 0),
+                score=round(score, 6),
+                relevance=round(relevance, 4),
+                vector_score=None if vscore is None else round(vscore, 6),
+                text_score=None if tscore is None else round(tscore, 6),
+                vector_rank=ranks.get("vector"),
+                text_rank=ranks.get("text"),
+                session_id=it.get("sessionId") or "",
+                cwd=it.get("cwd") or "",
+                project_path=it.get("projectPath") or "",
+                timestamp=ts,
+                relative_time=relative_time(ts, now, locale) if isinstance(ts, datetime) else "",
+            )
+            if kind == "turn":
+                hit.index = it.get("index")
+                hit.user_message = it.get("userMessage") or ""
+                hit.assistant_message = it.get("assistantMessage") or ""
+                hit.tools = list(dict.fromkeys(it.get("tools") or []))
+                hit.truncated = (it.get("userChars") or 0) > cfg.max_chars or (it.get("assistantChars") or 0) > cfg.max_chars
+            else:
+                hit.text = it.get("text") or ""
+                hit.key_findings = list(it.get("keyFindings") or [])
+                hit.files_mentioned = list(it.get("filesMentioned") or [])
+                hit.tools_used = list(it.get("toolsUsed") or [])
+                hit.topics = list(it.get("topics") or [])
+                hit.truncated = (it.get("textChars") or 0) > cfg.max_chars
+            if with_embeddings and it.get("embedding") is not None:
+                hit._embedding = [float(x) for x in it["embedding"]]
+            hits.append(hit)
+        run.timings["hydrate"] = _ms(t0)
+        return hits

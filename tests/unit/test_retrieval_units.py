@@ -1,0 +1,147 @@
+"""Unit tests of the retrieval helpers: Lucene escaping, RRF, relative time, scopes, rendering."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from graphmem.errors import InvalidInput
+from graphmem.retrieval import (
+    ContextBlock,
+    ContextConfig,
+    ContextTurn,
+    Scope,
+    SearchHit,
+    build_query,
+    escape,
+    max_rrf_score,
+    parse_scope,
+    query_terms,
+    relative_time,
+    render_context,
+    rrf,
+)
+from graphmem.retrieval.lucene import MAX_TERMS, SPECIAL
+
+NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
+
+
+def test_escape_escapes_every_special_character() -> None:
+    raw = "".join(sorted(SPECIAL))
+    out = escape(raw)
+    assert out == "".join("\\" + c for c in sorted(SPECIAL))
+    assert escape("a\x00b\x1fc") == "a b c"
+
+
+@pytest.mark.parametrize("text", ["", "   ", "!!!", "((((", '"', "\\", "&&||", "\x00\x01\x02", "-+~*?:/"])
+def test_queries_without_words_build_nothing(text: str) -> None:
+    assert build_query(text) is None
+    assert query_terms(text) == []
+
+
+def test_boolean_words_are_plain_terms_and_terms_are_capped() -> None:
+    q = build_query("cats AND dogs OR NOT birds")
+    assert q is not None
+    assert "AND" not in q and "OR" not in q and "NOT" not in q
+    assert "(cats and dogs or not birds)" in q
+    many = " ".join(f"w{i}" for i in range(1000))
+    assert len(query_terms(many)) == MAX_TERMS
+    assert build_query("x" * 1_000_000) is not None
+
+
+def test_scope_clause_is_required_zero_weight_phrase() -> None:
+    q = build_query("cart", scope_field="cwd", scope_value='/home/a "b"/c:d')
+    assert q is not None
+    assert q.endswith('+cwd:"\\/home\\/a \\"b\\"\\/c\\:d"^0')
+    assert build_query("cart", scope_field="sessionId", scope_value="---") == "+(" + build_query("cart")[2:-1] + ")"  # type: ignore[index]
+
+
+def test_field_weights_and_stopwords() -> None:
+    q = build_query("What did Caroline research?", fields={"userMessage": 1.0, "contextText": 0.3}, drop_stopwords=True)
+    assert q == "+(userMessage:(caroline research)^1 contextText:(caroline research)^0.3)"
+    # only stopwords: keep them rather than search nothing
+    assert query_terms("what did", drop_stopwords=True) == ["what", "did"]
+
+
+def test_rrf_weights_depths_and_ranks() -> None:
+    fused = rrf({"vector": ["a", "b", "c"], "text": ["c", "a", "d"]}, k=60)
+    scores = {d: s for d, s, _ in fused}
+    assert scores["a"] == pytest.approx(1 / 61 + 1 / 62)
+    assert fused[0][0] == "a" and fused[0][2] == {"vector": 1, "text": 2}
+    weighted = rrf({"vector": ["a"], "text": ["b"]}, weights={"vector": 0.5, "text": 1.0})
+    assert [d for d, _, _ in weighted] == ["b", "a"]
+    shallow = rrf({"vector": ["a", "b", "c"]}, depths={"vector": 2})
+    assert [d for d, _, _ in shallow] == ["a", "b"]
+    assert max_rrf_score({"vector": 1.0, "text": 1.0}) == pytest.approx(2 / 61)
+
+
+@pytest.mark.parametrize(
+    ("delta", "en", "fr"),
+    [
+        (timedelta(seconds=5), "just now", "à l'instant"),
+        (timedelta(minutes=1), "1 minute ago", "il y a 1 minute"),
+        (timedelta(hours=5), "5 hours ago", "il y a 5 heures"),
+        (timedelta(days=1, hours=2), "yesterday", "hier"),
+        (timedelta(days=3), "3 days ago", "il y a 3 jours"),
+        (timedelta(days=15), "2 weeks ago", "il y a 2 semaines"),
+        (timedelta(days=65), "2 months ago", "il y a 2 mois"),
+        (timedelta(days=800), "2 years ago", "il y a 2 ans"),
+        (timedelta(days=-3), "in 3 days", "dans 3 jours"),
+    ],
+)
+def test_relative_time(delta: timedelta, en: str, fr: str) -> None:
+    assert relative_time(NOW - delta, NOW) == en
+    assert relative_time(NOW - delta, NOW, "fr") == fr
+
+
+def test_scopes() -> None:
+    assert parse_scope(None) == Scope.everything()
+    assert parse_scope("session:abc") == Scope.session("abc")
+    assert parse_scope("cwd:/tmp/x/") == Scope("directory", "/tmp/x")
+    assert Scope.session("a").contains("a", "/x", "/x") and not Scope.session("a").contains("b", "/x", "/x")
+    assert Scope("project", "/p").contains("s", "/p/sub", "/p")
+    with pytest.raises(InvalidInput):
+        parse_scope("planet:mars")
+    with pytest.raises(InvalidInput):
+        Scope("session", "")
+
+
+def _hit(i: int, kind: str = "turn", size: int = 150) -> SearchHit:
+    return SearchHit(kind=kind, id=f"h{i}", level=0 if kind == "turn" else 1, score=0.03, relevance=0.9,  # type: ignore[arg-type]
+                     session_id="s", cwd="/c", project_path="/c", index=i, user_message="u" * size,
+                     assistant_message="a" * size, text="t" * size, key_findings=["k"], files_mentioned=["f.py"])
+
+
+@pytest.mark.parametrize("budget", [0, 50, 400, 2000, 12_000])
+def test_render_respects_the_budget(budget: int) -> None:
+    block = ContextBlock(
+        session_id="s", message="m",
+        recent_turns=[ContextTurn(id=f"r{i}", index=i, user_message="x" * 3000, assistant_message="y" * 3000)
+                      for i in range(3)],
+        relevant_turns=[_hit(i) for i in range(5)],
+        relevant_summaries=[_hit(10 + i, "summary") for i in range(5)],
+        level1_summaries=[_hit(20 + i, "summary") for i in range(10)],
+    )
+    dropped: dict[str, int] = {}
+    text = render_context(block, ContextConfig(budget_chars=budget), dropped)
+    assert len(text) <= budget
+    assert block.chars == len(text)
+    # whatever the block still lists is what the text shows
+    for h in block.relevant_turns:
+        assert f"[Turn {h.index} " in text
+    if budget >= 12_000:
+        assert "## Recent Conversation (Raw)" in text
+        assert "## Recent Level 1 Summaries (Not Yet Summarized to Level 2)" in text
+
+
+def test_combsum_normalises_each_source() -> None:
+    from graphmem.retrieval import combsum
+
+    fused = combsum({"text": [("a", 10.0), ("b", 5.0), ("c", 0.0)], "vector": [("c", 0.9), ("a", 0.1)]},
+                    weights={"text": 0.7, "vector": 0.3})
+    scores = {d: s for d, s, _ in fused}
+    assert scores["a"] == pytest.approx(0.7)
+    assert scores["c"] == pytest.approx(0.3)
+    assert scores["b"] == pytest.approx(0.35)
+    assert [d for d, _, _ in fused] == ["a", "b", "c"]
