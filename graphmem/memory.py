@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import Settings
 from .db import Database, apply_schema, open_database, schema_status
-from .errors import InvalidInput, SessionNotFound
+from .errors import GraphMemError, InvalidInput, SessionNotFound
 from .models import (
     Session,
     SessionDetail,
@@ -570,8 +570,25 @@ class GraphMemory:
                                 withEmbedding=True)
             recent_vectors = {r["item"]["id"]: list(r["item"]["embedding"]) for r in rows if r["item"]["embedding"]}
         timings: dict[str, float] = {}
+        facts: list[dict[str, Any]] = []
+        facts_log: str | None = None
+        fact_warning: str | None = None
+        if cfg.facts and message.strip():
+            from .facts import inject_facts
+
+            t1 = time.perf_counter()
+            try:
+                inj = inject_facts(self, sid, message)
+                facts = [{**i.fact.to_dict(), "reason": i.reason, "score": i.score} for i in inj.items]
+                facts_log = inj.log_id
+            except GraphMemError as e:  # facts are a bonus: never lose the rest of the context
+                fact_warning = f"fact injection failed: {e}"
+            timings["facts"] = round((time.perf_counter() - t1) * 1000, 3)
         block = build_context(self.searcher(), session, recent, level1, message, cfg,
-                              recent_vectors=recent_vectors, timings=timings)
+                              recent_vectors=recent_vectors, timings=timings, facts=facts)
+        block.facts_log_id = facts_log
+        if fact_warning:
+            block.warnings.append(fact_warning)
         timings["total"] = round((time.perf_counter() - t0) * 1000, 3)
         block.timings_ms = timings
         return block

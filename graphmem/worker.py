@@ -109,6 +109,8 @@ class WorkerConfig:
     """Characters of each message given to the summarizer (long pastes are cut)."""
     tool_max_chars: int = 2_000
     gc_every_seconds: float = 600.0
+    context_window: int = 2
+    """Neighbouring turns written into each embedded turn's ``contextText`` (0 = off)."""
     duty_cycle: float = 1.0
     """Fraction of wall time spent working while there is work: below 1 the worker pauses after each
     job (``job time * (1 / duty_cycle - 1)``) to leave CPU to interactive writers and readers."""
@@ -403,6 +405,16 @@ class SummaryWorker:
             log.warning("worker %s: embedding turns failed: %s", self.owner, e)
             return 0
         self.stats.turns_embedded += n
+        if n:
+            # document expansion for the lexical side (retrieval's contextText: the ±2 neighbours)
+            from .retrieval.pipeline import expand_context
+
+            try:
+                expand_context(self.db, self.config.context_window)
+            except GraphMemError as e:
+                if isinstance(e, DatabaseUnavailable):
+                    raise
+                log.warning("worker %s: context expansion failed: %s", self.owner, e)
         return n
 
     def _embed_summaries(self) -> int:

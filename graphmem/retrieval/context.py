@@ -62,10 +62,12 @@ def build_context(
     recent_vectors: dict[str, list[float]] | None = None,
     now: datetime | None = None,
     timings: dict[str, float] | None = None,
+    facts: list[dict[str, Any]] | None = None,
 ) -> ContextBlock:
     """Assemble the block from what the facade fetched (recent turns, level-1 summaries) plus a search."""
     now = now or datetime.now(UTC)
-    block = ContextBlock(session_id=session.id, message=message, budget_chars=config.budget_chars)
+    block = ContextBlock(session_id=session.id, message=message, budget_chars=config.budget_chars,
+                         facts=list(facts or []))
     dropped: dict[str, int] = {}
 
     def drop(reason: str) -> None:
@@ -203,6 +205,12 @@ def render_context(block: ContextBlock, config: ContextConfig, dropped: dict[str
             else:
                 dropped["budget"] = dropped.get("budget", 0) + 1
         keep[:] = kept_items
+
+    fact_pieces = [
+        (f, f"- [{f.get('type', 'fact')}] {_cut(str(f.get('content', '')), config.item_max_chars)}")
+        for f in block.facts
+    ]
+    section("Known Facts (Long-Term Memory)", fact_pieces, block.facts)
 
     # recent turns: newest are the most important; cut each so all fit in recent_max_chars
     recent_pieces: list[tuple[Any, str]] = []

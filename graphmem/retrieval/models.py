@@ -163,6 +163,8 @@ class ContextConfig:
     item_max_chars: int = 1500
     """Each past turn / summary is cut to this many characters in the block."""
     locale: str = "en"
+    facts: bool = True
+    """Join the fact memory's pre-call injection (identity, important, recent and similar facts)."""
 
 
 class ContextTurn(_Model):
@@ -186,6 +188,10 @@ class ContextBlock(_Model):
     relevant_turns: list[SearchHit] = Field(default_factory=list)
     relevant_summaries: list[SearchHit] = Field(default_factory=list)
     level1_summaries: list[SearchHit] = Field(default_factory=list)
+    facts: list[dict[str, Any]] = Field(default_factory=list)
+    """Facts injected before the call (content, type, importance, reason, score, id)."""
+    facts_log_id: str | None = None
+    """The ``(:Retrieval)`` node that logs this injection."""
     text: str = ""
     """The rendered block (markdown sections of seed 004 §3), at most ``budget_chars``."""
     chars: int = 0

@@ -312,3 +312,24 @@ def test_bench_smoke(fmem: GraphMemory) -> None:
     result = run_facts_bench(fmem, facts=200, samples=5, warmup=2, batch=100, small_facts=5, command="test")
     assert result.figures["remember (dedup check, warm embedder)"]["n"] == 5
     assert "inject_facts (message vector given)" in result.figures
+
+
+def test_build_context_injects_facts_of_the_session_scopes_only(fmem: GraphMemory, namespace: str) -> None:
+    mine = fmem.create_session(namespace + "/proj", agent="test")
+    other = namespace + "/other"
+    fmem.store_turn(mine.id, "How do we deploy the billing service?", "With `make deploy` from the repo root.")
+    kept = fmem.remember("The billing service is deployed with make deploy on Fridays", scope=Scope.project(mine.project_path),
+                         type="decision")
+    leak = fmem.remember("The billing service is deployed with make deploy on Fridays", scope=Scope.project(other),
+                         type="decision")
+    block = fmem.build_context(mine.id, "when do we deploy billing?")
+    ids = {f["id"] for f in block.facts}
+    assert kept.fact.id in ids and leak.fact.id not in ids
+    assert "## Known Facts (Long-Term Memory)" in block.text and "on Fridays" in block.text
+    assert block.facts_log_id is not None
+    assert "facts" in block.timings_ms
+    assert len(block.text) <= block.budget_chars
+    from graphmem.retrieval import ContextConfig
+
+    assert ContextConfig(facts=False).facts is False
+    assert fmem.build_context(mine.id, "when do we deploy billing?", config=ContextConfig(facts=False)).facts == []

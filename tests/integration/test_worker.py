@@ -213,3 +213,20 @@ def test_background_thread_follows_the_conversation(memory: GraphMemory, databas
     assert thread.error is None and not thread.is_alive()
     assert stats.turns_summarized == 3
     assert [m.turn_count for m in memory.level1_summaries_not_summarized(s.id)] == [1, 1, 1]
+
+
+def test_worker_embeds_turns_and_expands_their_context(memory: GraphMemory, namespace: str) -> None:
+    from graphmem.providers import LocalEmbedder
+    from graphmem.worker import WorkerConfig
+
+    mem = GraphMemory(memory.db, embedder=LocalEmbedder())
+    s = mem.create_session(namespace + "/ctx")
+    for i in range(4):
+        mem.store_turn(s.id, f"question {i} about the redis cache", f"answer {i}: raise the TTL")
+    mem.worker(config=WorkerConfig(scope=namespace)).run_until_idle(max_seconds=300)
+    rows = mem.db.read("testing/turn_states", sessionId=s.id)
+    assert [r["index"] for r in rows] == [1, 2, 3, 4]
+    assert all(r["embedState"] == "done" and r["hasEmbedding"] for r in rows)
+    assert all(r["summaryState"] == "done" for r in rows)
+    assert all(r["contextText"] for r in rows)
+    assert "question 1" in rows[0]["contextText"]  # turn 1's context holds its neighbour, turn 2
