@@ -1,0 +1,1 @@
+DROP INDEX memory_text IF EXISTS
