@@ -52,8 +52,14 @@ integration-default: $(STAMP)
 
 integration: integration-lts integration-default
 
+## The benchmark commands one by one (each prints figures and writes benchmarks/results/<name>.md/json).
 bench: $(STAMP)
-	$(BIN)/graphmem bench all
+	$(BIN)/graphmem bench store
+	$(BIN)/graphmem bench retrieval
+	$(BIN)/graphmem bench worker
+	$(BIN)/graphmem bench hooks
+	$(BIN)/graphmem bench facts
+	$(BIN)/graphmem bench locomo
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
