@@ -573,19 +573,28 @@ class GraphMemory:
         facts: list[dict[str, Any]] = []
         facts_log: str | None = None
         fact_warning: str | None = None
+        # the message is embedded once, for the fact injection and the search alike
+        qvec: list[float] | None = None
+        if self.embedder is not None and message.strip() and (cfg.mode != "text" or cfg.facts):
+            t1 = time.perf_counter()
+            try:
+                qvec = self.embedder.embed_one(message)
+            except Exception:  # the search retries and reports it as a text-only warning
+                qvec = None
+            timings["embed"] = round((time.perf_counter() - t1) * 1000, 3)
         if cfg.facts and message.strip():
             from .facts import inject_facts
 
             t1 = time.perf_counter()
             try:
-                inj = inject_facts(self, sid, message)
+                inj = inject_facts(self, sid, message, vector=qvec)
                 facts = [{**i.fact.to_dict(), "reason": i.reason, "score": i.score} for i in inj.items]
                 facts_log = inj.log_id
             except GraphMemError as e:  # facts are a bonus: never lose the rest of the context
                 fact_warning = f"fact injection failed: {e}"
             timings["facts"] = round((time.perf_counter() - t1) * 1000, 3)
         block = build_context(self.searcher(), session, recent, level1, message, cfg,
-                              recent_vectors=recent_vectors, timings=timings, facts=facts)
+                              recent_vectors=recent_vectors, timings=timings, facts=facts, query_vector=qvec)
         block.facts_log_id = facts_log
         if fact_warning:
             block.warnings.append(fact_warning)

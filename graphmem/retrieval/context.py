@@ -63,6 +63,7 @@ def build_context(
     now: datetime | None = None,
     timings: dict[str, float] | None = None,
     facts: list[dict[str, Any]] | None = None,
+    query_vector: Sequence[float] | None = None,
 ) -> ContextBlock:
     """Assemble the block from what the facade fetched (recent turns, level-1 summaries) plus a search."""
     now = now or datetime.now(UTC)
@@ -92,6 +93,7 @@ def build_context(
         res = searcher.search(
             message, scope=_scope_for(session, config.scope), levels=config.levels, k=k, mode=config.mode,
             min_score=config.min_score, locale=config.locale, with_embeddings=True, now=now,
+            vector=query_vector,
         )
         block.warnings.extend(res.warnings)
         block.search = {"effectiveMode": res.effective_mode, "scope": res.scope, "strategy": res.strategy,
