@@ -31,6 +31,7 @@ _OPTIONAL_GROUPS = [
     "graphmem.cli.facts_cmd",
     "graphmem.cli.export_cmd",
     "graphmem.cli.bench_cmd",
+    "graphmem.cli.reliability_cmd",
 ]
 
 EXIT_ERROR = 1
