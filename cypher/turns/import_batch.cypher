@@ -1,5 +1,7 @@
 // Append a batch of turns (with tool calls) to a session in order, skipping rows whose sourceKey is
 // already stored (re-import adds nothing). One statement per batch of rows.
+// NEXT links are made from the collected chain (the session's previous last turn first), not by one
+// index seek per row.
 MATCH (s:Session {id: $sessionId})
 SET s.turnCount = coalesce(s.turnCount, 0)
 WITH s
@@ -10,8 +12,10 @@ WITH s, collect(r) AS fresh
 WITH s, fresh, s.turnCount AS base
 SET s.turnCount = base + size(fresh)
 WITH s, fresh, base
+OPTIONAL MATCH (last:Turn {sessionId: s.id, index: base})
+WITH s, fresh, base, last
 UNWIND range(0, size(fresh) - 1) AS i
-WITH s, fresh[i] AS r, base + i + 1 AS idx
+WITH s, last, fresh[i] AS r, base + i + 1 AS idx
 CREATE (t:Turn {
   id: r.id,
   sessionId: s.id,
@@ -34,12 +38,10 @@ FOREACH (c IN r.toolCalls |
     durationMs: c.durationMs, timestamp: c.timestamp, sourceId: c.sourceId
   })
 )
-WITH s, t
-CALL (s, t) {
-  MATCH (prev:Turn {sessionId: s.id, index: t.index - 1})
-  CREATE (prev)-[:NEXT]->(t)
-}
-WITH s, max(t.timestamp) AS latest, count(t) AS created
-SET s.lastActivityAt = CASE WHEN latest IS NOT NULL AND s.lastActivityAt < latest
+WITH s, last, collect(t) AS created
+WITH s, CASE WHEN last IS NULL THEN created ELSE [last] + created END AS chain, size(created) AS n,
+     reduce(m = null, x IN created | CASE WHEN m IS NULL OR x.timestamp > m THEN x.timestamp ELSE m END) AS latest
+FOREACH (i IN range(1, size(chain) - 1) | FOREACH (a IN [chain[i - 1]] | FOREACH (b IN [chain[i]] | CREATE (a)-[:NEXT]->(b))))
+SET s.lastActivityAt = CASE WHEN latest IS NOT NULL AND (s.lastActivityAt IS NULL OR s.lastActivityAt < latest)
                             THEN latest ELSE s.lastActivityAt END
-RETURN created
+RETURN n AS created

@@ -6,7 +6,9 @@ routes reads and writes, and turns driver errors into :mod:`graphmem.errors` typ
 
 from __future__ import annotations
 
+import random
 import re
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -46,20 +48,29 @@ class ServerInfo:
         return self.version_tuple >= (2026, 1)
 
 
+def _translate(e: Exception) -> Exception:
+    """A driver error as the :mod:`graphmem.errors` type callers handle (others unchanged)."""
+    if isinstance(e, GraphMemError):
+        return e
+    if isinstance(e, (nex.ServiceUnavailable, nex.SessionExpired, ConnectionError, OSError)):
+        return DatabaseUnavailable(f"Neo4j is unreachable: {e}")
+    if isinstance(e, nex.AuthError):
+        return DatabaseUnavailable(f"Neo4j refused the credentials: {e.message}")
+    if isinstance(e, nex.Neo4jError):
+        return DatabaseError(f"{e.code}: {e.message}")
+    if isinstance(e, nex.DriverError):
+        return DatabaseError(str(e))
+    return e
+
+
 @contextmanager
 def _wrapped() -> Iterator[None]:
     try:
         yield
     except GraphMemError:
         raise
-    except (nex.ServiceUnavailable, nex.SessionExpired, ConnectionError, OSError) as e:
-        raise DatabaseUnavailable(f"Neo4j is unreachable: {e}") from e
-    except nex.AuthError as e:
-        raise DatabaseUnavailable(f"Neo4j refused the credentials: {e.message}") from e
-    except nex.Neo4jError as e:
-        raise DatabaseError(f"{e.code}: {e.message}") from e
-    except nex.DriverError as e:
-        raise DatabaseError(str(e)) from e
+    except (nex.Neo4jError, nex.DriverError, ConnectionError, OSError) as e:
+        raise _translate(e) from e
 
 
 class Database:
@@ -78,6 +89,7 @@ class Database:
         self.uri = uri
         self.database = database
         self.timeout = timeout
+        self.max_retry_time = max_retry_time
         self._driver = GraphDatabase.driver(
             uri,
             auth=(user, password),
@@ -133,6 +145,47 @@ class Database:
                 cypher.query(name), params, database_=self.database, routing_=routing
             )
         return [r.data() for r in records]
+
+    def write_autocommit(
+        self,
+        name: str,
+        params: dict[str, Any],
+        *,
+        recover: Callable[[], list[dict[str, Any]] | None] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Run a write statement as an auto-commit transaction: one round trip, where a managed
+        transaction needs two (BEGIN+RUN, then COMMIT). This is the hot write path (``store_turn``).
+
+        The driver does not retry auto-commit transactions, so this does, within ``max_retry_time``,
+        with jittered exponential backoff: after a transient error the transaction was rolled back
+        and is simply run again; after a lost connection the outcome is unknown, so ``recover()`` is
+        asked first whether the write landed (it returns that write's rows, or ``None``). A statement
+        that is not idempotent is therefore never applied twice. Without ``recover`` a lost
+        connection is not retried."""
+        cypher.check_params(name, frozenset(params))
+        text = cypher.query(name)
+        deadline = time.monotonic() + self.max_retry_time
+        delay = 0.05
+        unknown_outcome = False
+        while True:
+            try:
+                if unknown_outcome and recover is not None:
+                    landed = recover()
+                    if landed is not None:
+                        return landed
+                with self._driver.session(database=self.database) as session:
+                    return [r.data() for r in session.run(text, params)]
+            except (nex.ServiceUnavailable, nex.SessionExpired, ConnectionError, OSError) as e:
+                if recover is None or time.monotonic() + delay > deadline:
+                    raise _translate(e) from e
+                unknown_outcome = True
+            except nex.Neo4jError as e:
+                if not e.is_retryable() or time.monotonic() + delay > deadline:
+                    raise _translate(e) from e
+            except nex.DriverError as e:
+                raise _translate(e) from e
+            time.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 2, 1.0)
 
     def raw(self, name: str, params: dict[str, Any], *, routing: RoutingControl = RoutingControl.WRITE) -> Any:
         """Run a named statement and return the driver's EagerResult (records, summary, keys)."""
