@@ -1,7 +1,10 @@
 """The embedding pipeline: pending turns and summaries get vectors, off the write path.
 
 ``store_turn`` marks a turn ``embedState: 'pending'``; the worker (or a caller that asks for it
-inline) calls :func:`embed_pending_turns`. Identical text is embedded once: each vector is stored
+inline) calls :func:`embed_pending_turns`. That pass also keeps two retrieval aids current, off
+the write path: each turn's ``ctxEmbedding`` (its raw vector averaged with its +-2 same-session
+neighbours', weight 0.3, re-normalised; the turn vector index searches it, the raw ``embedding``
+stays for dedup and the cache) and its session's whole-session BM25 document (``sessionText``). Identical text is embedded once: each vector is stored
 with ``embeddingHash`` (sha256 of model + text) and ``embeddingModel``, and a text whose hash is
 already in the database reuses that vector instead of calling the embedder again.
 """
@@ -12,20 +15,37 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .db import Database
 from .providers import Embedder, embedding_hash
 
 __all__ = [
     "EMBED_TEXT_MAX_CHARS",
+    "NEIGHBOUR_WEIGHT",
+    "NEIGHBOUR_WINDOW",
+    "SESSION_DOC_MAX_TURNS",
+    "SESSION_DOC_TURN_CHARS",
     "EmbedStats",
+    "context_vectors",
     "embed_pending_summaries",
     "embed_pending_turns",
+    "refresh_context_vectors",
+    "refresh_session_docs",
     "summary_embedding_text",
     "turn_embedding_text",
 ]
 
 EMBED_TEXT_MAX_CHARS = 8000
 """Characters of each message sent to the embedder (models truncate far earlier anyway)."""
+NEIGHBOUR_WINDOW = 2
+"""A turn's ``ctxEmbedding`` averages in the raw vectors of the turns this close in its session."""
+NEIGHBOUR_WEIGHT = 0.3
+"""Weight of each neighbour in ``ctxEmbedding`` (LoCoMo research "navg2_0.3")."""
+SESSION_DOC_MAX_TURNS = 200
+"""The whole-session document holds the latest turns of the session, at most this many."""
+SESSION_DOC_TURN_CHARS = 1000
+"""Characters of each message that go into the whole-session document."""
 
 
 @dataclass
@@ -87,7 +107,68 @@ def embed_pending_turns(db: Database, embedder: Embedder, *, limit: int = 128) -
         {"id": r["id"], "hash": h, "embedding": v} for r, (h, v) in zip(rows, vecs, strict=True)
     ]
     db.write("embeddings/set_turn_embeddings", rows=payload, model=embedder.model)
+    ids = [r["id"] for r in rows]
+    refresh_context_vectors(db, ids)
+    refresh_session_docs(db, sorted({r["sessionId"] for r in rows if r.get("sessionId")}))
     return stats
+
+
+def context_vectors(
+    turns: Sequence[tuple[int, Sequence[float]]], *, window: int = NEIGHBOUR_WINDOW, weight: float = NEIGHBOUR_WEIGHT
+) -> list[list[float]]:
+    """Neighbour-averaged vectors of one session's turns ``(index, raw vector)``:
+    ``normalise(e_i + weight * sum of e_j for the turns j with 0 < |index_j - index_i| <= window)``.
+    Turns missing from the list (not embedded yet) simply do not contribute."""
+    if not turns:
+        return []
+    idx = np.array([i for i, _ in turns], dtype=np.int64)
+    mat = np.asarray([list(v) for _, v in turns], dtype=np.float64)
+    out = mat.copy()
+    if weight and window > 0:
+        dist = np.abs(idx[:, None] - idx[None, :])
+        near = ((dist > 0) & (dist <= window)).astype(np.float64)
+        out += weight * (near @ mat)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (out / norms).tolist()  # type: ignore[no-any-return]
+
+
+def refresh_context_vectors(
+    db: Database, ids: Sequence[str], *, window: int = NEIGHBOUR_WINDOW, weight: float = NEIGHBOUR_WEIGHT
+) -> int:
+    """Recompute ``ctxEmbedding`` of the given (just embedded) turns and of their embedded neighbours
+    within ``window`` in the same session (whose averages include the new vectors). Returns how many."""
+    if not ids:
+        return 0
+    rows = db.read("embeddings/window_vectors", ids=list(ids), window=window)
+    by_session: dict[str, dict[str, tuple[int, list[float]]]] = {}
+    for r in rows:
+        by_session.setdefault(r["sessionId"], {})[r["id"]] = (int(r["index"]), list(r["embedding"]))
+    wanted = set(ids)
+    payload: list[dict[str, Any]] = []
+    for turns in by_session.values():
+        order = sorted(turns.items(), key=lambda kv: kv[1][0])
+        new_idx = [i for tid, (i, _) in order if tid in wanted]
+        vecs = context_vectors([t for _, t in order], window=window, weight=weight)
+        for (tid, (i, _)), vec in zip(order, vecs, strict=True):
+            # only the given turns and their neighbours change; the wider rows were read as inputs
+            if tid in wanted or any(abs(i - j) <= window for j in new_idx):
+                payload.append({"id": tid, "embedding": vec})
+    for start in range(0, len(payload), 1000):
+        db.write("embeddings/set_context_vectors", rows=payload[start:start + 1000])
+    return len(payload)
+
+
+def refresh_session_docs(
+    db: Database, session_ids: Sequence[str], *, max_turns: int = SESSION_DOC_MAX_TURNS,
+    max_chars: int = SESSION_DOC_TURN_CHARS,
+) -> int:
+    """Rebuild the whole-session BM25 documents (``Session.sessionText``) of these sessions."""
+    if not session_ids:
+        return 0
+    row = db.write("embeddings/refresh_session_docs", sessionIds=list(session_ids), maxTurns=max_turns,
+                   maxChars=max_chars)
+    return int(row[0]["updated"]) if row else 0
 
 
 def embed_pending_summaries(db: Database, embedder: Embedder, *, limit: int = 128) -> EmbedStats:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .config import Settings
 from .db import Database, apply_schema, open_database, schema_status
-from .errors import GraphMemError, InvalidInput, SessionNotFound
+from .errors import InvalidInput, SessionNotFound
 from .models import (
     Session,
     SessionDetail,
@@ -77,6 +78,12 @@ def _check_id(value: str, what: str) -> str:
     if not isinstance(value, str) or not value or len(value) > MAX_ID_CHARS:
         raise InvalidInput(f"invalid {what}: must be a non-empty string of at most {MAX_ID_CHARS} characters")
     return clean_text(value)
+
+
+def _redact_turn(turn: TurnIn) -> TurnIn:
+    from .integrations.redaction import redact_turn  # idempotent: hook/importer turns are already redacted
+
+    return redact_turn(turn)
 
 
 def _when(ts: datetime | None) -> datetime:
@@ -165,9 +172,12 @@ class GraphMemory:
         embedding_dimensions: int | None = None,
         worktree_as_project: bool = True,
         embed_inline: bool = False,
+        redact: bool = True,
     ) -> None:
         """``embedder`` is used for vector search and inline embedding; without one, search is
-        text-only. The model name and dimension recorded in the database (and used for the vector
+        text-only. ``redact`` replaces secrets (API keys, tokens, passwords; see
+        :mod:`graphmem.integrations.redaction`) with ``[REDACTED:<kind>]`` in everything stored:
+        turns, tool calls, facts, retrieval logs. The model name and dimension recorded in the database (and used for the vector
         indexes) are the embedder's, or the explicit values, or the local default's."""
         self.db = db
         self.embedder = embedder
@@ -177,6 +187,8 @@ class GraphMemory:
         )
         self.worktree_as_project = worktree_as_project
         self.embed_inline = embed_inline
+        self.redact = redact
+        """Redact secrets in turns, tool calls, facts and retrieval logs before they are stored."""
         """Embed pending turns in :meth:`store_turn` itself (instead of leaving them to the worker)."""
         self._searcher: Searcher | None = None
 
@@ -298,18 +310,24 @@ class GraphMemory:
             tool_calls=[c if isinstance(c, ToolCallIn) else ToolCallIn.model_validate(c) for c in tool_calls],
             timestamp=timestamp,
         )
+        if self.redact:
+            turn_in = _redact_turn(turn_in)
         ts = _when(turn_in.timestamp)
         calls = _tool_rows(turn_in.tool_calls)
         turn_id = str(uuid.uuid4())
-        rows = self.db.write(
+        # One round trip (auto-commit); after a lost connection the turn id tells whether it landed.
+        rows = self.db.write_autocommit(
             "turns/store",
-            sessionId=_check_id(session_id, "session id"),
-            turnId=turn_id,
-            userMessage=turn_in.user_message,
-            assistantMessage=turn_in.assistant_message,
-            timestamp=ts,
-            charCount=len(turn_in.user_message) + len(turn_in.assistant_message),
-            toolCalls=calls,
+            {
+                "sessionId": _check_id(session_id, "session id"),
+                "turnId": turn_id,
+                "userMessage": turn_in.user_message,
+                "assistantMessage": turn_in.assistant_message,
+                "timestamp": ts,
+                "charCount": len(turn_in.user_message) + len(turn_in.assistant_message),
+                "toolCalls": calls,
+            },
+            recover=lambda: self.db.read("turns/stored_index", turnId=turn_id) or None,
         )
         if not rows:
             raise SessionNotFound(session_id)
@@ -342,40 +360,62 @@ class GraphMemory:
         created = skipped = 0
         batch: list[dict[str, Any]] = []
         seen: set[str] = set()
+        # One batch is written while the next one is built: the sender thread waits on the socket
+        # (GIL released) while this thread validates and packs rows. Batches stay in order: at most
+        # one is in flight, and each waits for the one before it.
+        sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-import")
+        in_flight: Future[tuple[int, int]] | None = None
+
+        def send(rows: list[dict[str, Any]]) -> tuple[int, int]:
+            out = self.db.write("turns/import_batch", sessionId=sid, rows=rows)
+            n = int(out[0]["created"]) if out else 0
+            return n, len(rows) - n
+
+        def collect() -> None:
+            nonlocal created, skipped, in_flight
+            if in_flight is not None:
+                n, dup = in_flight.result()
+                created += n
+                skipped += dup
+                in_flight = None
 
         def flush() -> None:
-            nonlocal created, skipped, batch
+            nonlocal batch, in_flight
             if not batch:
                 return
-            rows = self.db.write("turns/import_batch", sessionId=sid, rows=batch)
-            n = int(rows[0]["created"]) if rows else 0
-            created += n
-            skipped += len(batch) - n
+            collect()
+            in_flight = sender.submit(send, batch)
             batch = []
 
-        for raw in turns:
-            t = raw if isinstance(raw, TurnIn) else TurnIn.model_validate(raw)
-            key = f"{sid}\x1f{t.source_id}" if t.source_id is not None else None
-            if key is not None:
-                if key in seen:
-                    skipped += 1
-                    continue
-                seen.add(key)
-            batch.append(
-                {
-                    "id": str(uuid.uuid4()),
-                    "userMessage": t.user_message,
-                    "assistantMessage": t.assistant_message,
-                    "timestamp": _when(t.timestamp),
-                    "charCount": len(t.user_message) + len(t.assistant_message),
-                    "sourceId": t.source_id,
-                    "sourceKey": key,
-                    "toolCalls": _tool_rows(t.tool_calls),
-                }
-            )
-            if len(batch) >= batch_size:
-                flush()
-        flush()
+        try:
+            for raw in turns:
+                t = raw if isinstance(raw, TurnIn) else TurnIn.model_validate(raw)
+                if self.redact:
+                    t = _redact_turn(t)
+                key = f"{sid}\x1f{t.source_id}" if t.source_id is not None else None
+                if key is not None:
+                    if key in seen:
+                        skipped += 1
+                        continue
+                    seen.add(key)
+                batch.append(
+                    {
+                        "id": str(uuid.uuid4()),
+                        "userMessage": t.user_message,
+                        "assistantMessage": t.assistant_message,
+                        "timestamp": _when(t.timestamp),
+                        "charCount": len(t.user_message) + len(t.assistant_message),
+                        "sourceId": t.source_id,
+                        "sourceKey": key,
+                        "toolCalls": _tool_rows(t.tool_calls),
+                    }
+                )
+                if len(batch) >= batch_size:
+                    flush()
+            flush()
+            collect()
+        finally:
+            sender.shutdown(wait=True)
         return ImportResult(created=created, skipped=skipped)
 
     def get_turn(self, turn_id: str) -> Turn:
@@ -548,59 +588,9 @@ class GraphMemory:
         """The enriched context to pass to the agent before answering ``message`` (seed 004 §3):
         recent raw turns, relevant past turns and summaries, unrolled level-1 summaries; rendered
         in ``.text`` within ``config.budget_chars``, ``.to_json()`` for machines."""
-        import time
+        from .retrieval.context import context_for_session
 
-        from .retrieval import ContextConfig, build_context
-
-        t0 = time.perf_counter()
-        cfg = config or ContextConfig()
-        sid = _check_id(session_id, "session id")
-        if not isinstance(message, str):
-            raise InvalidInput("message must be a string")
-        session = self.get_session(sid)
-        recent = self.recent_turns(sid, max_chars=cfg.recent_max_chars, limit=cfg.recent_limit)
-        level1 = [
-            r["item"]
-            for r in self.db.read("context/level1_unrolled", sessionId=sid, limit=cfg.level1_limit,
-                                  maxChars=cfg.item_max_chars, withEmbedding=False)
-        ]
-        recent_vectors: dict[str, list[float]] = {}
-        if recent:
-            rows = self.db.read("search/hydrate", turnIds=[t.id for t in recent], summaryIds=[], maxChars=0,
-                                withEmbedding=True)
-            recent_vectors = {r["item"]["id"]: list(r["item"]["embedding"]) for r in rows if r["item"]["embedding"]}
-        timings: dict[str, float] = {}
-        facts: list[dict[str, Any]] = []
-        facts_log: str | None = None
-        fact_warning: str | None = None
-        # the message is embedded once, for the fact injection and the search alike
-        qvec: list[float] | None = None
-        if self.embedder is not None and message.strip() and (cfg.mode != "text" or cfg.facts):
-            t1 = time.perf_counter()
-            try:
-                qvec = self.embedder.embed_one(message)
-            except Exception:  # the search retries and reports it as a text-only warning
-                qvec = None
-            timings["embed"] = round((time.perf_counter() - t1) * 1000, 3)
-        if cfg.facts and message.strip():
-            from .facts import inject_facts
-
-            t1 = time.perf_counter()
-            try:
-                inj = inject_facts(self, sid, message, vector=qvec)
-                facts = [{**i.fact.to_dict(), "reason": i.reason, "score": i.score} for i in inj.items]
-                facts_log = inj.log_id
-            except GraphMemError as e:  # facts are a bonus: never lose the rest of the context
-                fact_warning = f"fact injection failed: {e}"
-            timings["facts"] = round((time.perf_counter() - t1) * 1000, 3)
-        block = build_context(self.searcher(), session, recent, level1, message, cfg,
-                              recent_vectors=recent_vectors, timings=timings, facts=facts, query_vector=qvec)
-        block.facts_log_id = facts_log
-        if fact_warning:
-            block.warnings.append(fact_warning)
-        timings["total"] = round((time.perf_counter() - t0) * 1000, 3)
-        block.timings_ms = timings
-        return block
+        return context_for_session(self, session_id, message, config)
 
     def embed_pending(self, *, limit: int | None = None, batch: int = 128, expansion_window: int = 2) -> EmbedPassStats:
         """Embed pending turns and summaries now, in the caller's thread (the worker does it in the

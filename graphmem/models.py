@@ -64,7 +64,7 @@ class ToolCallIn(_Model):
     source_id: str | None = None
     """The id the source gave the call (e.g. Claude Code's ``tool_use_id``), kept for provenance."""
 
-    @field_validator("name", "result")
+    @field_validator("name", "result", "source_id")
     @classmethod
     def _clean(cls, v: str | None) -> str | None:
         return None if v is None else clean_text(v)
@@ -92,6 +92,11 @@ class TurnIn(_Model):
     @classmethod
     def _clean(cls, v: str) -> str:
         return clean_text(v)
+
+    @field_validator("source_id")
+    @classmethod
+    def _clean_source_id(cls, v: str | None) -> str | None:
+        return None if v is None else clean_text(v)
 
 
 class ToolCall(_Model):

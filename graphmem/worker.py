@@ -252,13 +252,20 @@ def _default_owner() -> str:
 
 
 def _props(result: SummaryResult) -> dict[str, Any]:
+    """The summary node's properties; secrets an LLM summarizer wrote are redacted (its input was)."""
+    from .integrations.redaction import redact
+
     s = result.summary
+
+    def clean(items: Sequence[str]) -> list[str]:
+        return [redact(x)[0] for x in items]
+
     return {
-        "text": s.summary,
-        "keyFindings": list(s.key_findings),
-        "filesMentioned": list(s.files_mentioned),
-        "toolsUsed": list(s.tools_used),
-        "topics": list(s.topics),
+        "text": redact(s.summary)[0],
+        "keyFindings": clean(s.key_findings),
+        "filesMentioned": clean(s.files_mentioned),
+        "toolsUsed": clean(s.tools_used),
+        "topics": clean(s.topics),
         "method": result.method,
         "model": result.model,
         "promptTokens": result.prompt_tokens,

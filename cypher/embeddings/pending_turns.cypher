@@ -2,7 +2,7 @@
 MATCH (t:Turn {embedState: 'pending'})
 WITH t ORDER BY t.timestamp
 LIMIT $limit
-RETURN t.id AS id,
+RETURN t.id AS id, t.sessionId AS sessionId,
        left(t.userMessage, $maxChars) AS userMessage,
        left(t.assistantMessage, $maxChars) AS assistantMessage,
        COLLECT { MATCH (t)-[r:HAS_TOOL_CALL]->(c:ToolCall) RETURN c.name ORDER BY r.order } AS tools

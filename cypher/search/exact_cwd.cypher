@@ -1,11 +1,13 @@
 // Exact vector search (brute-force cosine) over the turns and summaries of one scope (working directory):
 // chosen instead of the vector indexes when the scope holds few nodes (exact, and faster there).
 // A branch whose $turnK / $summaryK is 0 does not run.
+// Turns are matched on ctxEmbedding (their vector averaged with the same-session neighbours', weight 0.3;
+// graphmem.embedding), summaries on their own embedding.
 CALL () {
   WITH 1 AS go WHERE $turnK > 0
   MATCH (t:Turn {cwd: $value})
-  WHERE t.embedding IS NOT NULL
-  WITH t, vector.similarity.cosine(t.embedding, $vector) AS score
+  WHERE t.ctxEmbedding IS NOT NULL
+  WITH t, vector.similarity.cosine(t.ctxEmbedding, $vector) AS score
   ORDER BY score DESC LIMIT $turnK
   RETURN t AS node, 'turn' AS kind, score
   UNION ALL

@@ -1,10 +1,19 @@
 // Full-text (BM25) candidates of one scope (project (git root)). $query is a Lucene query built by
 // graphmem.retrieval.lucene (user terms escaped; the scope is also a zero-weight required clause, so
 // Lucene filters it); the exact scope and level checks here are authoritative. One row:
-// how many Lucene returned (the caller widens $fetch when a full page was filtered too much) and the hits.
+// how many Lucene returned (the caller widens $fetch when a full page was filtered too much), the hits
+// (with their session) and, when $sessionFetch > 0, the BM25 scores of the scope's whole-session documents
+// for $sessionQuery (session_search index; the caller adds them, weighted, to those sessions' hits).
+CALL () {
+  WITH 1 AS go WHERE $sessionFetch > 0
+  CALL db.index.fulltext.queryNodes('session_search', $sessionQuery, {limit: $sessionFetch}) YIELD node, score
+  WITH node, score WHERE score > 0 AND node.projectPath = $value
+  RETURN collect({sessionId: node.id, score: score}) AS sessions
+}
 CALL db.index.fulltext.queryNodes('memory_search', $query, {limit: $fetch}) YIELD node, score
-WITH collect({node: node, score: score}) AS raw
-RETURN size(raw) AS fetched,
+WITH sessions, collect({node: node, score: score}) AS raw
+RETURN size(raw) AS fetched, sessions,
        [r IN raw WHERE r.score > 0 AND r.node.projectPath = $value
           AND ((r.node:Turn AND $includeTurns) OR (r.node:Summary AND r.node.level IN $levels))
-        | {id: r.node.id, kind: CASE WHEN r.node:Turn THEN 'turn' ELSE 'summary' END, score: r.score}][..$limit] AS hits
+        | {id: r.node.id, kind: CASE WHEN r.node:Turn THEN 'turn' ELSE 'summary' END, score: r.score,
+           sessionId: r.node.sessionId}][..$limit] AS hits

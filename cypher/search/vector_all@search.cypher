@@ -1,10 +1,12 @@
 CYPHER 25 CALL () {
+  // Turns are matched on ctxEmbedding (their vector averaged with the same-session neighbours', weight 0.3;
+  // graphmem.embedding), summaries on their own embedding.
   // Vector search over turns and summaries of one scope (everything) in one round trip, filtered inside
   // the indexes (Cypher 25 SEARCH clause, Neo4j 2026.01+). Index scores are (1 + cos) / 2; returned as cosine.
   // A branch whose $turnK / $summaryK is 0 does not run. Levels: the index filters the range, then IN $levels.
   WITH 1 AS go WHERE $turnK > 0
   MATCH (t:Turn)
-    SEARCH t IN (VECTOR INDEX turn_embedding FOR $vector LIMIT $turnK) SCORE AS score
+    SEARCH t IN (VECTOR INDEX turn_context_embedding FOR $vector LIMIT $turnK) SCORE AS score
   RETURN t AS node, 'turn' AS kind, score
   UNION ALL
   WITH 1 AS go WHERE $summaryK > 0

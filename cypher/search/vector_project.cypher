@@ -2,9 +2,11 @@
 // without in-index filtering (5.26): each index is over-fetched ($turnFetch / $summaryFetch nearest
 // neighbours) and post-filtered to the scope; the caller widens the fetch when too few survive.
 // Index scores are (1 + cos) / 2; returned as cosine. A branch whose $turnK / $summaryK is 0 does not run.
+// Turns are matched on ctxEmbedding (their vector averaged with the same-session neighbours', weight 0.3;
+// graphmem.embedding), summaries on their own embedding.
 CALL () {
   WITH 1 AS go WHERE $turnK > 0
-  CALL db.index.vector.queryNodes('turn_embedding', $turnFetch, $vector) YIELD node, score
+  CALL db.index.vector.queryNodes('turn_context_embedding', $turnFetch, $vector) YIELD node, score
   WITH node, score WHERE node.projectPath = $value
   RETURN node, 'turn' AS kind, score ORDER BY score DESC LIMIT $turnK
   UNION ALL

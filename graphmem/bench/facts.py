@@ -3,7 +3,9 @@ what the pre-call injection adds to ``build_context``. Own namespace, batched in
 
 from __future__ import annotations
 
+import os
 import random
+import statistics
 import time
 import uuid
 from collections.abc import Callable
@@ -11,7 +13,9 @@ from collections.abc import Callable
 import numpy as np
 
 from ..facts import FactSettings, Scope, delete_facts_under_path, inject_facts, remember
+from ..facts.params import vector_param
 from ..memory import GraphMemory
+from ..retrieval import ContextConfig
 from .common import BenchResult, machine_info, peak_rss_mb, percentiles
 
 __all__ = ["run_facts_bench"]
@@ -77,7 +81,7 @@ def run_facts_bench(
             raw = nprng.standard_normal((n, mem.embedding_dimensions)).astype(np.float32)
             vectors = (raw / np.linalg.norm(raw, axis=1, keepdims=True)).tolist()
             rows = [
-                {"id": str(uuid.uuid4()), "content": t, "type": rng.choice(_TYPES), "vector": v,
+                {"id": str(uuid.uuid4()), "content": t, "type": rng.choice(_TYPES), "vector": vector_param(v),
                  "subjects": [t.split()[0].lower()]}
                 for t, v in zip(texts, vectors, strict=True)
             ]
@@ -124,15 +128,56 @@ def run_facts_bench(
             remember(mem, _sentence(rng, 4 * 10**7 + i), scope=Scope.project(ns + "/small"))
         inj_small = _inject_times(mem, small.id, msgs, vecs, cfg)
         result.figures[f"inject_facts, {small_facts}-fact project (vector given)"] = percentiles(inj_small)
+
+        # 4. build_context end to end, with and without the injection, interleaved (same messages)
+        for i in range(3):
+            mem.store_turn(session.id, f"what does {_PEOPLE[i]} work on?", f"{_PEOPLE[i]} works on {_THINGS[i]}.")
+        with_cfg, without_cfg = ContextConfig(facts=True), ContextConfig(facts=False)
+        for i, m in enumerate(msgs[:warmup]):
+            mem.build_context(session.id, f"{m} (warm-up {i})", config=with_cfg)
+            mem.build_context(session.id, f"{m} (warm-up {i})", config=without_cfg)
+        ctx: dict[str, list[float]] = {"with": [], "without": []}
+        stages: dict[str, dict[str, list[float]]] = {"with": {}, "without": {}}
+        load: list[float] = []
+        for i, m in enumerate(msgs):
+            # a real session moves on: one stored turn per message (untimed), so the injection's
+            # dedup window (N turns) holds what a real session would, not every earlier call's facts
+            mem.store_turn(session.id, m, f"answer {i}")
+            order = ("with", "without") if i % 2 == 0 else ("without", "with")
+            for name in order:
+                text = f"{m} ({name} {i})"  # a new text each time: the embedder's cache never answers
+                t0 = time.perf_counter()
+                block = mem.build_context(session.id, text, config=with_cfg if name == "with" else without_cfg)
+                ctx[name].append((time.perf_counter() - t0) * 1000)
+                for stage, ms in block.timings_ms.items():
+                    stages[name].setdefault(stage, []).append(ms)
+            if i % 20 == 0:
+                load.append(os.getloadavg()[0])
+        for name in ("with", "without"):
+            st = dict(percentiles(ctx[name]))
+            st["stages p50 ms"] = ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in stages[name].items())
+            result.figures[f"build_context {name} fact injection (local embedder, message embedded once)"] = st
+        p_with, p_without = percentiles(ctx["with"]), percentiles(ctx["without"])
+        result.figures["injection's share of build_context"] = (
+            f"p50 +{p_with['p50'] - p_without['p50']:.1f} ms, p95 +{p_with['p95'] - p_without['p95']:.1f} ms "
+            f"(with minus without, interleaved); load average during the run {min(load):.1f}-{max(load):.1f}"
+        )
         result.figures["peak Python RSS"] = f"{peak_rss_mb()} MiB"
         result.notes += [
             f"{facts} facts in one project scope; remember() texts are new sentences of the same shape, so the "
             "similarity check runs on every call (index path for a large scope, exact scan under "
             "2,000 facts).",
-            "remember() = local embedding (USE v3, warm) + lock scope + nearest facts + insert, one transaction.",
-            "inject_facts() = settings (cached) + one candidate read + vector hits + the Retrieval log write; the "
+            "remember() = local embedding (USE v3, warm) + one statement (lock scope, same text, nearest facts: exact scan "
+            "or index) + insert, one transaction.",
+            "inject_facts() = settings (cached) + one read (candidates and per-scope vector hits) + the Retrieval log write; the "
             "message vector is given, as build_context already embeds the message. Dedup window 0 so every call "
             "does full work.",
+            "build_context with/without injection: the same session of the big project (3 turns), the same "
+            "messages, the two variants alternating (ABBA) so machine noise hits both alike; stage timings are "
+            "GraphMemory.build_context's timings_ms (state = one round trip for session, recent turns and level-1 "
+            "summaries; facts = the injection in its own thread, concurrent with the search; facts_wait = what it "
+            "added after the search). Stored injection settings (dedup window 10 turns); one turn is stored "
+            "(untimed) before each message so the window holds what a real session's would.",
             "The machine's 2 cores are shared with other jobs: p95/p99 include that noise.",
         ]
     finally:

@@ -105,18 +105,24 @@ def recall(evidence: set[str], ranked: Sequence[str], k: int) -> float:
     return len(evidence & set(ranked[:k])) / len(evidence)
 
 
-def _table(per_q: list[tuple[int, list[float]]]) -> dict[str, dict[str, float]]:
+HALVES = ("conv 0-4 (tuning half)", "conv 5-9 (held-out half)")
+"""The research (benchmarks/locomo_research) tuned on conversations 0-4; 5-9 are held out."""
+
+
+def _table(per_q: list[tuple[int, list[float]]], conv_of: list[int] | None = None) -> dict[str, dict[str, float]]:
     groups: dict[str, list[list[float]]] = defaultdict(list)
-    for cat, rs in per_q:
+    for n, (cat, rs) in enumerate(per_q):
         groups["overall"].append(rs)
         if cat != 5:
             groups["excl. adversarial"].append(rs)
         groups[f"{cat} {CATEGORIES[cat]}"].append(rs)
+        if conv_of is not None:
+            groups[HALVES[0] if conv_of[n] < 5 else HALVES[1]].append(rs)
     out: dict[str, dict[str, float]] = {}
     for g, rows in groups.items():
         out[g] = {f"R@{k}": round(100 * statistics.fmean(r[i] for r in rows), 1) for i, k in enumerate(KS)}
         out[g]["n"] = len(rows)
-    order = ["overall", "excl. adversarial"] + [f"{c} {n}" for c, n in CATEGORIES.items()]
+    order = ["overall", "excl. adversarial"] + [f"{c} {n}" for c, n in CATEGORIES.items()] + list(HALVES)
     return {g: out[g] for g in order if g in out}
 
 
@@ -153,7 +159,8 @@ def _evaluate(mem: GraphMemory, run: LocomoRun, convs: list[LocomoConv], qvecs: 
     per_q: list[tuple[int, list[float]]] = []
     chars: dict[int, list[int]] = {k: [] for k in KS}
     lat: list[float] = []
-    for conv in convs:
+    conv_of: list[int] = []
+    for ci, conv in enumerate(convs):
         scope = Scope("directory", f"{ns}/{conv.sample_id}")
         for q in conv.questions:
             t0 = time.perf_counter()
@@ -162,9 +169,10 @@ def _evaluate(mem: GraphMemory, run: LocomoRun, convs: list[LocomoConv], qvecs: 
             lat.append((time.perf_counter() - t0) * 1000)
             ranked = [id2dia.get(h.id, "") for h in res.hits]
             per_q.append((q.category, [recall(q.evidence, ranked, k) for k in KS]))
+            conv_of.append(ci)
             for k in KS:
                 chars[k].append(sum(len(h.body()) for h in res.hits[:k]))
-    run.table = _table(per_q)
+    run.table = _table(per_q, conv_of)
     run.context_chars = {f"top{k}": round(statistics.fmean(v), 0) for k, v in chars.items()}
     s = sorted(lat)
     run.latency_ms = {"p50": round(s[len(s) // 2], 2), "p95": round(s[int(len(s) * 0.95)], 2)}
@@ -278,17 +286,15 @@ def tuned_runs() -> tuple[list[LocomoRun], int]:
 
 
 def sweep_runs() -> list[LocomoRun]:
-    """Variants explored when tuning (``--sweep``); the load must have contextText (expansion window 2)."""
-    fw = dict(RetrievalConfig().field_weights)
-    ctx = {**fw, "contextText": 0.7}
-    lex = RetrievalConfig(drop_query_stopwords=True, field_weights=ctx)
+    """Ablations of the default (``--sweep``): the whole-session prior, the fusion and its weights."""
+    best = RetrievalConfig()
     return [
-        LocomoRun("text: qstop", "text", RetrievalConfig(drop_query_stopwords=True)),
-        LocomoRun("text: qstop + contextText 0.7", "text", lex),
-        LocomoRun("hybrid rrf 1/1: qstop + ctx", "hybrid", lex),
-        LocomoRun("hybrid rrf 1/0.3: qstop + ctx", "hybrid", replace(lex, vector_weight=0.3)),
-        LocomoRun("hybrid combsum 0.7/0.3: qstop + ctx", "hybrid",
-                  replace(lex, fusion="combsum", text_weight=0.7, vector_weight=0.3)),
-        LocomoRun("hybrid combsum 0.8/0.2: qstop + ctx", "hybrid",
-                  replace(lex, fusion="combsum", text_weight=0.8, vector_weight=0.2)),
+        LocomoRun("hybrid: no session prior", "hybrid", replace(best, session_weight=0.0)),
+        LocomoRun("text: no session prior", "text", replace(best, session_weight=0.0)),
+        LocomoRun("hybrid: session prior 0.3", "hybrid", replace(best, session_weight=0.3)),
+        LocomoRun("hybrid: session prior 1.0", "hybrid", replace(best, session_weight=1.0)),
+        LocomoRun("hybrid combsum 0.6/0.4", "hybrid", replace(best, text_weight=0.6, vector_weight=0.4)),
+        LocomoRun("hybrid combsum 0.8/0.2", "hybrid", replace(best, text_weight=0.8, vector_weight=0.2)),
+        LocomoRun("hybrid rrf 1/0.3", "hybrid", replace(best, fusion="rrf", text_weight=1.0, vector_weight=0.3)),
+        LocomoRun("hybrid: depth 100", "hybrid", replace(best, text_depth=100, vector_depth=100)),
     ]

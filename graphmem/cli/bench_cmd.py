@@ -48,6 +48,106 @@ def register(sub: Any) -> None:
     wk.add_argument("--backlog", type=int, default=2000, help="turns the busy worker works through")
     wk.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     wk.set_defaults(handler=_worker)
+    _register_report_verbs(verbs)
+
+
+def _add_report_args(p: Any, *, parts: bool, sub: str = "") -> None:
+    from ..bench.report import DEFAULT_OUT
+
+    out = DEFAULT_OUT / sub if sub else DEFAULT_OUT
+    p.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run; figures not meaningful)")
+    p.add_argument("--out", type=Path, default=out, help=f"report directory (default {out})")
+    if parts:
+        p.add_argument("--parts", default=None,
+                       help="comma-separated parts (default all): writes,retrieval,quality,growth,import")
+        p.add_argument("--locomo-data", type=Path, default=Path("../shared/benchmarks/locomo/locomo10.json"))
+        p.add_argument("--locomo-convs", type=int, default=None,
+                       help="quality: only the first N LoCoMo conversations (default all; 1 with --quick)")
+        p.add_argument("--locomo-results", type=Path, default=None,
+                       help="quality: read graphmem's figures from this locomo.json instead of measuring them")
+
+
+def _register_report_verbs(verbs: Any) -> None:
+    """``bench all`` (the report), ``bench writes``, ``bench strategies`` and the external parts' verbs."""
+    from ..bench.report import external_part
+
+    al = verbs.add_parser("all", help="every part side by side -> <out>/report.md, report.json and PNG plots")
+    _add_report_args(al, parts=True)
+    al.add_argument("--rounds", type=int, default=None, help="writes: interleaved rounds (default 1000; 100 quick)")
+    al.add_argument("--sizes", default=None, help="retrieval: scope sizes (default 100,1000,5000,20000)")
+    al.add_argument("--queries", type=int, default=None, help="retrieval: queries per size (default 200; 30 quick)")
+    al.set_defaults(handler=_all)
+    wr = verbs.add_parser("writes", help="store_turn vs langchain-neo4j add_messages vs an empty write tx (report)")
+    _add_report_args(wr, parts=False, sub="writes")
+    wr.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 1000, 100 with --quick)")
+    wr.set_defaults(handler=_writes)
+    sg = verbs.add_parser("strategies",
+                          help="exact cosine scan vs vector index vs adaptive, hybrid vs vector vs text (report)")
+    _add_report_args(sg, parts=False, sub="strategies")
+    sg.add_argument("--sizes", default=None, help="comma-separated scope sizes (default 100,1000,5000,20000)")
+    sg.add_argument("--queries", type=int, default=None, help="queries per size (default 200, 30 with --quick)")
+    sg.set_defaults(handler=_strategies)
+    for name in ("growth", "import"):
+        mod = external_part(name)
+        if mod is not None:
+            mod.register(verbs)
+
+
+def _options(args: argparse.Namespace) -> Any:
+    from ..bench.report import PartOptions
+
+    opts = PartOptions.for_quick() if args.quick else PartOptions()
+    if getattr(args, "locomo_data", None) is not None:
+        opts.locomo_data = args.locomo_data
+    if getattr(args, "locomo_convs", None) is not None:
+        opts.locomo_convs = args.locomo_convs
+    if getattr(args, "locomo_results", None) is not None:
+        opts.locomo_results = args.locomo_results
+    if getattr(args, "rounds", None) is not None:
+        opts.writes_rounds = args.rounds
+    if getattr(args, "sizes", None):
+        opts.retrieval_sizes = tuple(int(x) for x in args.sizes.split(",") if x.strip())
+    if getattr(args, "queries", None) is not None:
+        opts.retrieval_queries = args.queries
+    return opts
+
+
+def _report(args: argparse.Namespace, names: list[str]) -> int:
+    from datetime import UTC, datetime
+
+    from ..bench.report import ALL_PARTS, SkippedPart, command_line, run_parts, write_report
+
+    started = datetime.now(UTC)
+    opts = _options(args)
+    with open_memory(start=True) as mem:
+        results, skipped, info = run_parts(mem, names, out_dir=args.out, options=opts,
+                                           log=lambda m: print(m, file=sys.stderr, flush=True))
+        if getattr(args, "parts", None):
+            skipped += [SkippedPart(n, "not requested in this run (--parts)") for n in ALL_PARTS if n not in names]
+        md, js = write_report(results, out_dir=args.out, command=command_line(), mem=mem, skipped=skipped,
+                              run_info=info, started=started, quick=args.quick)
+    print(md.read_text(encoding="utf-8"))
+    print(f"written: {md} {js}", file=sys.stderr)
+    return 0 if results else 1
+
+
+def _all(args: argparse.Namespace) -> int:
+    from ..bench.report import ALL_PARTS
+
+    names = list(ALL_PARTS) if not args.parts else [x.strip() for x in args.parts.split(",") if x.strip()]
+    unknown = [x for x in names if x not in ALL_PARTS]
+    if unknown:
+        print(f"unknown part(s): {', '.join(unknown)} (known: {', '.join(ALL_PARTS)})", file=sys.stderr)
+        return 2
+    return _report(args, names)
+
+
+def _writes(args: argparse.Namespace) -> int:
+    return _report(args, ["writes"])
+
+
+def _strategies(args: argparse.Namespace) -> int:
+    return _report(args, ["retrieval"])
 
 
 def _register_retrieval_verbs(verbs: Any) -> None:

@@ -180,6 +180,11 @@ class Database:
                     raise _translate(e) from e
                 unknown_outcome = True
             except nex.Neo4jError as e:
+                if unknown_outcome and recover is not None and "ConstraintValidation" in (e.code or ""):
+                    # the earlier attempt did land (committed after our connection was lost)
+                    landed = recover()
+                    if landed is not None:
+                        return landed
                 if not e.is_retryable() or time.monotonic() + delay > deadline:
                     raise _translate(e) from e
             except nex.DriverError as e:

@@ -27,8 +27,9 @@ from ..db import Database
 from ..errors import SessionNotFound
 from ..models import clean_text, utcnow
 from .model import Fact, FactInjection, InjectedItem, Scope
+from .params import vector_param
 from .settings import FactSettings, get_settings
-from .store import nearest_facts
+from .store import EXACT_SCAN_MAX, nearest_facts
 
 if TYPE_CHECKING:
     from ..memory import GraphMemory
@@ -99,22 +100,29 @@ def inject_facts(
     if not text:
         return skipped("empty message")
     limit = max(1, cfg.injection_max_results)
-    rows = mem.db.read(
-        "facts/inject_candidates", sessionId=session_id, dedupTurns=cfg.injection_dedup_turns,
-        importantMin=cfg.injection_important_min, since=utcnow() - timedelta(hours=cfg.injection_recent_hours),
-        limit=limit,
+    if vector is None and mem.embedder is not None:
+        vector = mem.embedder.embed_one(text)
+    k = cfg.injection_vector_k
+    vparam = vector_param(vector) if k > 0 else None
+    search = mem.db.server_info().vector_search_clause
+    # one round trip: session state, identity/important/recent candidates and the vector top k
+    params: dict[str, Any] = dict(
+        sessionId=session_id, dedupTurns=cfg.injection_dedup_turns, importantMin=cfg.injection_important_min,
+        since=utcnow() - timedelta(hours=cfg.injection_recent_hours), limit=limit, vector=vparam, k=max(1, k),
+        minCosine=cfg.injection_min_score, fetch=max(k * 2 + 10, 50) if search else max(k * 10, 200),
+        exactMax=EXACT_SCAN_MAX,
     )
+    rows = mem.db.read("facts/inject@search", **params) if search else mem.db.read("facts/inject", **params)
     if not rows:
         raise SessionNotFound(session_id)
     state = rows[0]
     turn_index = int(state["turnIndex"])
     scope_keys: list[str] = list(state["scopeKeys"])
-    if vector is None and mem.embedder is not None:
-        vector = mem.embedder.embed_one(text)
-    hits: list[dict[str, Any]] = []
-    if vector is not None and cfg.injection_vector_k > 0:
-        hits = nearest_facts(mem.db, vector, scope_keys, k=cfg.injection_vector_k,
-                             min_cosine=cfg.injection_min_score, scope_count=int(state["scopeCount"]))
+    hits: list[dict[str, Any]] = list(state["vector"] or []) if vparam is not None else []
+    if vparam is not None and not state["vectorComplete"] and len(hits) < k:
+        # an index search may have missed a fact above the minimum score: widen (rare)
+        hits = nearest_facts(mem.db, vparam, scope_keys, k=k, min_cosine=cfg.injection_min_score,
+                             scope_count=int(state["scopeCount"]))
     injected = [r for r in state["injected"] if r is not None]
     seen_ids = {r["id"] for r in injected}
     seen_vecs: list[list[float]] = [r["embedding"] for r in injected if r.get("embedding")]
@@ -165,6 +173,10 @@ def inject_facts(
     log_id: str | None = None
     if log:
         log_id = str(uuid.uuid4())
+        if getattr(mem, "redact", True):  # redact the whole message first: a cut could hide a secret's end
+            from ..integrations.redaction import redact
+
+            text = redact(text)[0]
         mem.db.write(
             "retrievals/log", sessionId=session_id, id=log_id, now=utcnow(), turnIndex=turn_index,
             preview=text[:PREVIEW_CHARS], query=text[:PREVIEW_CHARS],

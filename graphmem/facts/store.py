@@ -37,6 +37,7 @@ from .model import (
     default_importance,
     parse_ttl,
 )
+from .params import vector_param
 from .settings import get_settings
 
 if TYPE_CHECKING:
@@ -62,6 +63,8 @@ EXACT_SCAN_MAX = 2000
 MAX_FETCH = 4000
 MAX_CONTENT_CHARS = 10_000
 _VECTOR_INDEX = {False: "facts/vector_index", True: "facts/vector_index@search"}
+_REMEMBER_FETCH = {False: 200, True: 50}
+"""Index over-fetch of remember's check (k=5): all scopes post-filtered (5.26), or the scope's own."""
 
 
 def _scopes(scopes: Sequence[ScopeLike] | ScopeLike | None) -> list[str] | None:
@@ -118,6 +121,7 @@ def nearest_facts(
     """
     if scope_keys is not None and not scope_keys:
         return []
+    vector = vector_param(vector) or []
     if scope_keys is not None and scope_count is not None and scope_count <= EXACT_SCAN_MAX:
         rows = _run(db, "facts/vector_exact", vector=vector, scopeKeys=scope_keys, k=k, minCosine=min_cosine)
         return list(rows[0]["hits"]) if rows else []
@@ -173,6 +177,11 @@ def remember(
 ) -> RememberResult:
     """Store a fact, or update the similar fact of the same scope (see :meth:`GraphMemory.remember`)."""
     text = clean_text(content).strip() if isinstance(content, str) else ""
+    if text and getattr(mem, "redact", True):
+        from ..integrations.redaction import redact
+
+        text = redact(text)[0]
+        subjects = [redact(s)[0] if isinstance(s, str) else s for s in subjects]
     if not text:
         raise InvalidInput("a fact needs some content")
     if len(text) > MAX_CONTENT_CHARS:
@@ -192,14 +201,25 @@ def remember(
     key = content_key(text)
     search = mem.db.server_info().vector_search_clause
 
+    vparam = vector_param(vector)
+
     def work(tx: Tx) -> RememberResult:
-        lock = tx.run("facts/lock_scope", scopeKey=sc.key, scopeKind=sc.kind, contentKey=key)[0]
-        if lock["same"] is not None:
-            return _keep(tx, Fact.from_row(lock["same"]), 1.0, "same text")
-        hits: list[dict[str, Any]] = []
-        if vector is not None:
-            hits = nearest_facts(tx, vector, [sc.key], k=5, min_cosine=refine_min,
-                                 scope_count=int(lock["count"]), search=search)
+        # one round trip: lock the scope, same text, nearest facts (exact scan or index)
+        params: dict[str, Any] = dict(
+            scopeKey=sc.key, scopeKind=sc.kind, contentKey=key, vector=vparam, k=5, minCosine=refine_min,
+            fetch=_REMEMBER_FETCH[search], exactMax=EXACT_SCAN_MAX,
+        )
+        if search:
+            row = tx.run("facts/remember_check@search", **params)[0]
+        else:
+            row = tx.run("facts/remember_check", **params)[0]
+        if row["same"] is not None:
+            return _keep(tx, Fact.from_row(row["same"]), 1.0, "same text")
+        hits: list[dict[str, Any]] = list(row["hits"] or [])
+        if vparam is not None and not row["complete"] and len(hits) < 5:
+            # the index search may have missed a close fact: widen (rare)
+            hits = nearest_facts(tx, vparam, [sc.key], k=5, min_cosine=refine_min,
+                                 scope_count=int(row["count"]), search=search)
         for hit in hits:
             old = Fact.from_row(hit)
             cos = float(hit["cosine"])
@@ -230,7 +250,7 @@ def remember(
         rows = tx.run(
             "facts/insert",
             id=str(uuid.uuid4()), content=text, contentKey=key, type=fact_type, importance=imp, now=now,
-            expiresAt=exp, source=source, scopeKey=sc.key, scopeKind=sc.kind, vector=vector, subjects=names,
+            expiresAt=exp, source=source, scopeKey=sc.key, scopeKind=sc.kind, vector=vparam, subjects=names,
             turnId=turn_id, supersedes=old.id if old else None,
         )
         fact = Fact.from_row(rows[0]["fact"])

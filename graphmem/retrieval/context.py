@@ -10,18 +10,24 @@ rendered block stays within ``budget_chars`` (recent turns first, then turns, su
 from __future__ import annotations
 
 import math
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..errors import GraphMemError, InvalidInput, SessionNotFound
 from ..models import Session, Turn
 from .models import ContextBlock, ContextConfig, ContextTurn, SearchHit
 from .reltime import relative_time
 from .scopes import Scope
 from .search import Searcher, native
 
-__all__ = ["build_context", "cosine", "render_context"]
+if TYPE_CHECKING:
+    from ..memory import GraphMemory
+
+__all__ = ["build_context", "context_for_session", "cosine", "render_context"]
 
 TRUNC = " [...]"
 
@@ -64,8 +70,12 @@ def build_context(
     timings: dict[str, float] | None = None,
     facts: list[dict[str, Any]] | None = None,
     query_vector: Sequence[float] | None = None,
+    pending_facts: Callable[[], list[dict[str, Any]]] | None = None,
 ) -> ContextBlock:
-    """Assemble the block from what the facade fetched (recent turns, level-1 summaries) plus a search."""
+    """Assemble the block from what the facade fetched (recent turns, level-1 summaries) plus a search.
+
+    ``pending_facts`` (instead of ``facts``) is called after the search: the fact injection can run
+    concurrently with it (see :func:`context_for_session`)."""
     now = now or datetime.now(UTC)
     block = ContextBlock(session_id=session.id, message=message, budget_chars=config.budget_chars,
                          facts=list(facts or []))
@@ -152,6 +162,8 @@ def build_context(
             topics=list(it.get("topics") or []),
         ))
     block.level1_summaries = list(reversed(l1))  # oldest first, like the recent turns
+    if pending_facts is not None:
+        block.facts = list(pending_facts())
     render_context(block, config, dropped)
     block.dropped = dropped
     return block
@@ -246,3 +258,118 @@ def render_context(block: ContextBlock, config: ContextConfig, dropped: dict[str
     block.text = text
     block.chars = len(text)
     return text
+
+
+_pool_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    """A small shared pool for the concurrent parts of :func:`context_for_session` (the driver is
+    thread-safe; each statement takes its own session)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphmem-context")
+        return _pool
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 3)
+
+
+def context_for_session(mem: GraphMemory, session_id: str, message: str,
+                        config: ContextConfig | None = None) -> ContextBlock:
+    """:meth:`GraphMemory.build_context`: read the session state, embed the message once, inject facts
+    and search concurrently, then assemble.
+
+    Critical path: max(state read, message embedding) + max(search, fact injection) + assembly.
+    ``timings_ms`` has each stage: ``state`` (session, recent turns with their vectors and tool
+    calls, unrolled level-1 summaries: one round trip), ``embed``, ``search``, ``facts`` (the
+    injection, in its own thread), ``facts_wait`` (what the injection added after the search
+    finished), ``assemble`` and ``total``."""
+    from ..facts.inject import inject_facts
+    from ..facts.params import vector_param
+    from ..memory import _check_id, _session_from_row, _turn_from_row
+
+    t0 = time.perf_counter()
+    cfg = config or ContextConfig()
+    sid = _check_id(session_id, "session id")
+    if not isinstance(message, str):
+        raise InvalidInput("message must be a string")
+    timings: dict[str, float] = {}
+    pool = _executor()
+
+    def read_state() -> tuple[list[dict[str, Any]], float]:
+        t1 = time.perf_counter()
+        rows = mem.db.read("context/state", sessionId=sid, recentLimit=max(0, cfg.recent_limit),
+                           level1Limit=max(0, cfg.level1_limit), maxChars=cfg.item_max_chars)
+        return rows, _ms(t1)
+
+    state_future = pool.submit(read_state)
+    # the message is embedded once, for the fact injection and the search alike
+    qvec: list[float] | None = None
+    if mem.embedder is not None and message.strip() and (cfg.mode != "text" or cfg.facts):
+        t1 = time.perf_counter()
+        try:
+            qvec = vector_param(mem.embedder.embed_one(message))
+        except Exception:  # the search retries and reports it as a text-only warning
+            qvec = None
+        timings["embed"] = _ms(t1)
+
+    facts_future: Future[tuple[list[dict[str, Any]], str | None, str | None, float]] | None = None
+    if cfg.facts and message.strip():
+        def inject() -> tuple[list[dict[str, Any]], str | None, str | None, float]:
+            t1 = time.perf_counter()
+            try:
+                inj = inject_facts(mem, sid, message, vector=qvec)
+            except GraphMemError as e:  # facts are a bonus: never lose the rest of the context
+                return [], None, f"fact injection failed: {e}", _ms(t1)
+            items = [{**i.fact.to_dict(), "reason": i.reason, "score": i.score} for i in inj.items]
+            return items, inj.log_id, None, _ms(t1)
+
+        facts_future = pool.submit(inject)
+
+    rows, timings["state"] = state_future.result()
+    if not rows:
+        if facts_future is not None:
+            facts_future.cancel()
+        raise SessionNotFound(sid)
+    row = rows[0]
+    session = Session(**_session_from_row(row["session"]))
+    recent: list[Turn] = []
+    recent_vectors: dict[str, list[float]] = {}
+    used = 0
+    for r in row["recent"]:  # newest first: keep what fits in recent_max_chars (the newest always)
+        t = _turn_from_row(r, r.get("toolCalls") or [])
+        if recent and used + t.char_count > cfg.recent_max_chars:
+            break
+        recent.append(t)
+        used += t.char_count
+        if r.get("embedding"):
+            recent_vectors[t.id] = list(r["embedding"])
+    recent.reverse()
+
+    facts_log: str | None = None
+    fact_warning: str | None = None
+
+    def pending_facts() -> list[dict[str, Any]]:
+        nonlocal facts_log, fact_warning
+        if facts_future is None:
+            return []
+        t1 = time.perf_counter()
+        items, facts_log, fact_warning, timings["facts"] = facts_future.result()
+        timings["facts_wait"] = _ms(t1)
+        return items
+
+    t1 = time.perf_counter()
+    block = build_context(mem.searcher(), session, recent, list(row["level1"]), message, cfg,
+                          recent_vectors=recent_vectors, timings=timings, query_vector=qvec,
+                          pending_facts=pending_facts)
+    timings["assemble"] = round(_ms(t1) - timings.get("search", 0.0) - timings.get("facts_wait", 0.0), 3)
+    block.facts_log_id = facts_log
+    if fact_warning:
+        block.warnings.append(fact_warning)
+    timings["total"] = _ms(t0)
+    block.timings_ms = timings
+    return block

@@ -111,8 +111,9 @@ class RetrievalConfig:
     """Every knob of the search. Defaults = the hybrid measured best on LoCoMo in Neo4j with the
     local USE embedder (``benchmarks/results/locomo.md``): ``english`` analyzer (schema 0030),
     question words dropped from the full-text query, ``contextText`` (±2 neighbouring turns, written
-    by ``embed_pending``) boosted 0.7, CombSUM fusion 0.7 text / 0.3 vector. Equal-weight RRF with
-    USE is far worse (49.8 vs 72.5 R@10)."""
+    by ``embed_pending``) boosted 0.7, the whole-session document prior (``session_weight`` 0.5), turn
+    vectors averaged with their neighbours' (``ctxEmbedding``), CombSUM fusion 0.7 text / 0.3 vector:
+    hybrid R@10 75.9 (74.7 without the session prior). Equal-weight RRF with USE is far worse."""
 
     fusion: Literal["rrf", "combsum"] = "combsum"
     """``rrf``: weighted Reciprocal Rank Fusion; ``combsum``: weighted sum of min-max normalised
@@ -127,6 +128,12 @@ class RetrievalConfig:
     field_weights: dict[str, float] = field(default_factory=lambda: {**DEFAULT_FIELD_WEIGHTS, "contextText": 0.7})
     """Full-text fields of the ``memory_search`` index and their boosts (``contextText`` = the
     neighbouring turns, document expansion; 0 = not queried)."""
+    session_weight: float = 0.5
+    """Whole-session lexical prior: each full-text candidate's BM25 score gets ``session_weight`` x the
+    BM25 score of its session's document (``sessionText``, index ``session_search``) for the same terms
+    (0 = off)."""
+    session_depth: int = 100
+    """Session documents asked of the ``session_search`` index (within the scope)."""
     drop_query_stopwords: bool = True
     """Drop question words and filler from the full-text query (never every term)."""
     exact_scan_max: int = 2000

@@ -95,12 +95,13 @@ def reindex(
     the indexes with the embedder's dimension, embed all turns and summaries, then record the model."""
     db.write("search/reindex_drop_turn_index")
     db.write("search/reindex_drop_summary_index")
+    db.write("search/reindex_drop_context_index")
     for name in ("search/reindex_reset_turns", "search/reindex_reset_summaries"):
         while int(db.write(name, batch=reset_batch)[0]["reset"]) > 0:
             pass
     features = {"search"} if db.server_info().vector_search_clause else set()
     for m in migrations(features):
-        if m.name.startswith(("schema/0023_", "schema/0024_")):
+        if m.name.startswith(("schema/0023_", "schema/0024_", "schema/0041_")):
             db.write(m.name, dimensions=embedder.dimensions)
     db.write("meta/await_indexes", timeoutSeconds=await_seconds)
     counts = pending_counts(db)

@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..db import Database
-from ..errors import InvalidInput
+from ..errors import DatabaseError, InvalidInput
 from ..providers import Embedder
 from .fusion import combsum, max_rrf_score, rrf
 from .lucene import build_query, query_terms
@@ -59,6 +59,10 @@ QUERY_FILES = (
 )
 """The per-scope statement files chosen at run time (``search/<source>_<scope kind>``)."""
 MAX_K = 1000
+SESSION_DOC_SCOPE_FIELD: dict[str, str | None] = {
+    "session": "id", "directory": "cwd", "project": "projectPath", "everything": None,
+}
+"""The ``session_search`` index property each scope filters on (a Session's own id is ``id``)."""
 
 
 @dataclass
@@ -163,7 +167,9 @@ class Searcher:
                 vec_c = [c for c in vec_c if c.score >= min_score]
             lists["vector"] = vec_c
         if effective in ("hybrid", "text"):
-            txt_c = self._text(query, sc, lv, cfg.text_depth if effective == "hybrid" else max(k, 1), run)
+            # the session prior reorders the page, so text-only mode reads a full page too
+            depth = cfg.text_depth if effective == "hybrid" or cfg.session_weight > 0 else k
+            txt_c = self._text(query, sc, lv, max(depth, k), run)
             if effective == "text" and min_score is not None:
                 txt_c = [c for c in txt_c if c.score >= min_score]
             lists["text"] = txt_c
@@ -248,10 +254,19 @@ class Searcher:
             rows = self._exact(scope, base, levels)
         elif self.db.server_info().vector_search_clause:
             info["strategy"] = "index-filtered"
-            rows = self.db.read(
-                f"search/vector_{scope.file_kind}@search", **base, levels=levels,
-                minLevel=min(summary_levels, default=1), maxLevel=max(summary_levels, default=1),
-            )
+            try:
+                rows = self.db.read(
+                    f"search/vector_{scope.file_kind}@search", **base, levels=levels,
+                    minLevel=min(summary_levels, default=1), maxLevel=max(summary_levels, default=1),
+                )
+            except DatabaseError as e:
+                # Neo4j 2026.08.1: the SEARCH clause's in-index filter fails with an internal
+                # "Index ... out of bounds" when fewer nodes than its LIMIT match the filter (seen on the
+                # summary index's scope + level range; `graphmem reliability isolation` found it). The
+                # over-fetch + post-filter statements are correct on every server: use them instead.
+                log.warning("in-index filtered vector search failed (%s): over-fetch + post-filter instead", e)
+                rows = self._overfetch(scope, base, levels, n_turns, n_summaries, info)
+                info["fallback"] = f"index-filtered failed: {e}"[:300]
         else:
             rows = self._overfetch(scope, base, levels, n_turns, n_summaries, info)
         run.timings["vector"] = _ms(t0)
@@ -328,8 +343,15 @@ class Searcher:
             info["strategy"] = "no-terms"
             run.timings["text"] = _ms(t0)
             return []
+        session_query = None
+        if cfg.session_weight > 0:
+            session_query = build_query(
+                query, fields={"sessionText": 1.0}, scope_field=SESSION_DOC_SCOPE_FIELD[scope.kind],
+                scope_value=scope.value, drop_stopwords=cfg.drop_query_stopwords,
+            )
         params: dict[str, Any] = {
             "query": lucene, "limit": depth, "includeTurns": 0 in levels, "levels": [x for x in levels if x >= 1],
+            "sessionQuery": session_query or lucene, "sessionFetch": cfg.session_depth if session_query else 0,
         }
         if scope.value is not None:
             params["value"] = scope.value
@@ -343,9 +365,17 @@ class Searcher:
             if len(hits) >= depth or fetched < fetch or fetch >= cfg.max_fetch:
                 break
             fetch = min(cfg.max_fetch, fetch * 4)
-        info.update({"strategy": "lucene", "fetch": fetch, "rounds": rounds, "candidates": len(hits)})
+        sessions = {r["sessionId"]: float(r["score"]) for r in (rows[0]["sessions"] if rows else [])}
+        info.update({"strategy": "lucene", "fetch": fetch, "rounds": rounds, "candidates": len(hits),
+                     "sessions": len(sessions)})
         run.timings["text"] = _ms(t0)
-        return [Candidate(h["id"], h["kind"], float(h["score"])) for h in hits]
+        cands = [
+            Candidate(h["id"], h["kind"], float(h["score"]) + cfg.session_weight * sessions.get(h["sessionId"], 0.0))
+            for h in hits
+        ]
+        if sessions:  # the session prior reorders the page (stable: BM25 order breaks ties)
+            cands.sort(key=lambda c: -c.score)
+        return cands
 
     def _fuse(self, lists: dict[str, list[Candidate]], mode: SearchMode, k: int) -> list[tuple[str, str, float, dict[str, int]]]:
         """(id, kind, score, ranks) best first, at most k."""

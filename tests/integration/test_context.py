@@ -177,3 +177,19 @@ def test_bench_commands_smoke(database: Database, embedder: LocalEmbedder, tmp_p
     hybrid = next(r for r in runs if r["mode"] == "hybrid")
     assert hybrid["recall"]["overall"]["R@5"] == 100.0
     assert "DRAGON" in locomo_markdown(result)
+
+
+def test_context_stage_timings_and_unknown_session(database: Database, embedder: LocalEmbedder, namespace: str) -> None:
+    from graphmem.errors import SessionNotFound
+
+    mem = GraphMemory(database, embedder=embedder)
+    s = mem.create_session(namespace + "/stages", project_path=namespace)
+    mem.store_turn(s.id, "Why is the build red?", "A flaky timezone test; pinned TZ=UTC.")
+    block = mem.build_context(s.id, "is the timezone test still flaky?")
+    assert {"state", "embed", "search", "facts", "facts_wait", "assemble", "total"} <= set(block.timings_ms)
+    assert [t.user_message for t in block.recent_turns] == ["Why is the build red?"]
+    assert block.facts_log_id is not None
+    plain = mem.build_context(s.id, "is the timezone test still flaky?", config=ContextConfig(facts=False))
+    assert "facts" not in plain.timings_ms and plain.facts == []
+    with pytest.raises(SessionNotFound):
+        mem.build_context(namespace + "-missing", "anything")

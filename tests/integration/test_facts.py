@@ -26,6 +26,7 @@ from graphmem.facts import (
     unset_setting,
 )
 from graphmem.facts.extract import FactExtractor
+from graphmem.facts.model import FactInjection
 from graphmem.facts.store import delete_facts
 from graphmem.facts.tools import memory_forget, memory_search_facts, memory_store_fact
 from graphmem.providers import LocalEmbedder
@@ -333,3 +334,48 @@ def test_build_context_injects_facts_of_the_session_scopes_only(fmem: GraphMemor
 
     assert ContextConfig(facts=False).facts is False
     assert fmem.build_context(mine.id, "when do we deploy billing?", config=ContextConfig(facts=False)).facts == []
+
+
+def test_index_path_agrees_with_exact_scan(fmem: GraphMemory, namespace: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """remember's one-statement check and the injection's per-scope vector search give the same
+    answers through the vector index as through the exact scan (forced with a zero scan limit)."""
+    import graphmem.facts.inject as inject_mod
+    import graphmem.facts.store as store_mod
+
+    session = fmem.create_session(namespace + "/idx", agent="test")
+    scope = Scope.project(session.project_path)
+    texts = ["Julie prefers tea over coffee", "The CI runs on GitHub Actions", "Tom moved to Toulouse in 2021",
+             "The cache layer uses Redis 7", "Paul is allergic to peanuts", "The mobile app is written in Kotlin"]
+    for t in texts:
+        assert fmem.remember(t, scope=scope).action == "inserted"
+    cfg = FactSettings(injection_dedup_turns=0, injection_recent_hours=0.0, injection_important_min=1.0,
+                       injection_vector_k=4, injection_min_score=-1.0)
+    msg = "which database does the cache use?"
+
+    def mine(inj: FactInjection) -> list[tuple[str, float | None]]:
+        # global facts of other tests may join in: compare this scope's vector hits
+        return [(i.fact.id, i.score) for i in inj.items if i.reason == "vector" and i.fact.scope_key == scope.key]
+
+    exact = mine(inject_facts(fmem, session.id, msg, settings=cfg, log=False))
+    monkeypatch.setattr(inject_mod, "EXACT_SCAN_MAX", 0)
+    monkeypatch.setattr(store_mod, "EXACT_SCAN_MAX", 0)
+    indexed = mine(inject_facts(fmem, session.id, msg, settings=cfg, log=False))
+    assert exact and [i for i, _ in indexed] == [i for i, _ in exact]
+    # 5.26's index scores are approximate (quantized vectors): about 0.01 off the exact cosine
+    assert [s for _, s in indexed] == pytest.approx([s for _, s in exact], abs=0.02)
+    top = get_fact(fmem.db, exact[0][0])["fact"]
+    assert top.content == "The cache layer uses Redis 7"
+    # remember through the index: a near-identical text updates, a different one inserts
+    upd = fmem.remember("The cache layer uses Redis 7.2", scope=scope)
+    assert upd.action == "updated" and upd.previous is not None
+    assert upd.previous.content == "The cache layer uses Redis 7"
+    assert fmem.remember("Hugo reviews every pull request", scope=scope).action == "inserted"
+    assert fmem.remember("Julie prefers tea over coffee", scope=scope).action == "unchanged"
+
+
+def test_vector_parameters_are_cheap_to_log() -> None:
+    from graphmem.facts.params import VectorParam, vector_param
+
+    v = vector_param([0.5] * 512)
+    assert isinstance(v, VectorParam) and isinstance(v, list) and v == [0.5] * 512
+    assert len(repr(v)) < 40 and vector_param(v) is v and vector_param(None) is None

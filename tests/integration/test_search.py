@@ -201,11 +201,13 @@ def test_embedder_unavailable_degrades_to_text(database: Database, namespace: st
 
 
 def test_min_score_is_a_cosine_threshold(mem: GraphMemory, namespace: str) -> None:
-    s = mem.create_session(namespace)
-    mem.store_turn(s.id, "kubernetes pod crash loop", "the liveness probe was too strict")
-    mem.store_turn(s.id, "recipe for apple pie", "use cinnamon")
+    # two sessions: turns of one session share their neighbours' vectors (ctxEmbedding), which would
+    # pull the unrelated turn towards the query
+    for user, assistant in (("kubernetes pod crash loop", "the liveness probe was too strict"),
+                            ("recipe for apple pie", "use cinnamon")):
+        mem.store_turn(mem.create_session(namespace).id, user, assistant)
     ready(mem)
-    scope = Scope.session(s.id)
+    scope = Scope.directory(namespace)
     all_hits = mem.search("kubernetes pod crash loop", scope=scope, mode="semantic").hits
     assert len(all_hits) == 2
     assert all(-1.0 <= (h.vector_score or 0) <= 1.0 for h in all_hits)

@@ -145,3 +145,34 @@ def test_combsum_normalises_each_source() -> None:
     assert scores["c"] == pytest.approx(0.3)
     assert scores["b"] == pytest.approx(0.35)
     assert [d for d, _, _ in fused] == ["a", "b", "c"]
+
+
+def test_context_vectors_average_same_session_neighbours() -> None:
+    import numpy as np
+
+    from graphmem.embedding import context_vectors
+
+    e = np.eye(6)[:5]  # five orthogonal unit vectors, turns 1..5
+    out = np.array(context_vectors([(i + 1, e[i].tolist()) for i in range(5)], window=2, weight=0.3))
+    # turn 3 sees 1, 2, 4, 5 with weight 0.3 each, itself with 1
+    want = e[2] + 0.3 * (e[0] + e[1] + e[3] + e[4])
+    assert np.allclose(out[2], want / np.linalg.norm(want))
+    # turn 1 sees 2 and 3 only; the rows are unit length
+    want = e[0] + 0.3 * (e[1] + e[2])
+    assert np.allclose(out[0], want / np.linalg.norm(want))
+    assert np.allclose(np.linalg.norm(out, axis=1), 1.0)
+    # a gap (turn 3 not embedded yet) is only a missing contribution; index distance, not list position
+    gap = context_vectors([(1, e[0].tolist()), (4, e[3].tolist())], window=2, weight=0.3)
+    assert np.allclose(gap[0], e[0]) and np.allclose(gap[1], e[3])
+    assert np.allclose(context_vectors([(1, e[0].tolist()), (2, e[1].tolist())], window=2, weight=0.0)[0], e[0])
+    assert context_vectors([]) == []
+
+
+def test_session_scope_field_of_the_session_document() -> None:
+    from graphmem.retrieval.lucene import build_query
+    from graphmem.retrieval.search import SESSION_DOC_SCOPE_FIELD
+
+    q = build_query("Where is the invoice?", fields={"sessionText": 1.0}, scope_field=SESSION_DOC_SCOPE_FIELD["session"],
+                    scope_value="abc-1", drop_stopwords=True)
+    assert q == '+(sessionText:(invoice)^1) +id:"abc\\-1"^0'
+    assert SESSION_DOC_SCOPE_FIELD["everything"] is None

@@ -1,0 +1,73 @@
+// Everything the pre-call injection reads, in one round trip: the turn the message will become,
+// the facts this session was given within the last $dedupTurns turns (with their embeddings, for
+// the meaning check), the identity, important and recent facts of the scopes the session may see
+// (global, its project, itself), how many facts those scopes hold, and the vector top $k for
+// $vector (cosine >= $minCosine) over those scopes, each scope searched its own way: an exact scan
+// when it holds at most $exactMax facts, else the vector index (Cypher 25 SEARCH clause filtered on the scope inside the index, $fetch nearest). `vectorComplete` is
+// false when an index search may have missed a fact above $minCosine (the caller then widens).
+CYPHER 25
+MATCH (sess:Session {id: $sessionId})
+WITH sess, coalesce(sess.turnCount, 0) + 1 AS turnIndex,
+     ['global', 'project:' + sess.projectPath, 'session:' + sess.id] AS scopeKeys
+CALL (sess, turnIndex) {
+  OPTIONAL MATCH (sess)-[i:INJECTED]->(f:Fact)
+    WHERE i.turnIndex > turnIndex - $dedupTurns
+  RETURN collect(f {.id, .embedding}) AS injected
+}
+CALL (scopeKeys) {
+  OPTIONAL MATCH (f:Fact)
+    WHERE f.scopeKey IN scopeKeys AND f.type = 'identity' AND f.supersededAt IS NULL
+      AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
+  WITH f ORDER BY f.importance DESC, f.createdAt DESC LIMIT $limit
+  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], .embedding}) AS identity
+}
+CALL (scopeKeys) {
+  OPTIONAL MATCH (f:Fact)
+    WHERE f.scopeKey IN scopeKeys AND f.importance >= $importantMin AND f.type <> 'identity'
+      AND f.supersededAt IS NULL AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
+  WITH f ORDER BY f.importance DESC, f.createdAt DESC LIMIT $limit
+  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], .embedding}) AS important
+}
+CALL (scopeKeys) {
+  OPTIONAL MATCH (f:Fact)
+    WHERE f.scopeKey IN scopeKeys AND f.createdAt >= $since AND f.supersededAt IS NULL
+      AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
+  WITH f ORDER BY f.createdAt DESC LIMIT $limit
+  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], .embedding}) AS recent
+}
+CALL (scopeKeys) {
+  OPTIONAL MATCH (sc:FactScope) WHERE sc.key IN scopeKeys
+  RETURN coalesce(sum(sc.count), 0) AS scopeCount
+}
+CALL (scopeKeys) {
+  UNWIND scopeKeys AS key
+  OPTIONAL MATCH (sc:FactScope {key: key})
+  WITH key, coalesce(sc.count, 0) AS n
+  CALL (key, n) {
+    CALL (key, n) {
+      WITH key, n WHERE $vector IS NOT NULL AND n > 0 AND n <= $exactMax
+      MATCH (f:Fact {scopeKey: key})
+        WHERE f.supersededAt IS NULL AND f.embedding IS NOT NULL
+      WITH f, 2 * vector.similarity.cosine(f.embedding, $vector) - 1 AS cosine
+      WHERE cosine >= $minCosine
+      RETURN f, cosine, 1 AS exact
+      UNION ALL
+      WITH key, n WHERE $vector IS NOT NULL AND n > $exactMax
+      MATCH (f:Fact)
+        SEARCH f IN (VECTOR INDEX fact_embedding FOR $vector WHERE f.scopeKey = key LIMIT $fetch) SCORE AS score
+      RETURN f, 2 * score - 1 AS cosine, 0 AS exact
+    }
+    WITH f, cosine, exact ORDER BY cosine DESC
+    RETURN count(f) AS fetched, min(cosine) AS lowestCosine, coalesce(max(exact), 1) = 1 AS exact,
+           collect(CASE WHEN f.supersededAt IS NULL AND cosine >= $minCosine
+                         AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
+                    THEN f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, .embedding,
+                        subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], cosine: cosine} END)[0..$k] AS found
+  }
+  WITH collect(exact OR fetched < $fetch OR lowestCosine < $minCosine) AS done, collect(found) AS founds
+  UNWIND (CASE WHEN size(founds) = 0 THEN [[]] ELSE founds END) AS found
+  UNWIND (CASE WHEN size(found) = 0 THEN [null] ELSE found END) AS hit
+  WITH done, hit ORDER BY hit.cosine DESC
+  RETURN all(d IN done WHERE d) AS vectorComplete, collect(hit)[0..$k] AS vector
+}
+RETURN turnIndex, scopeKeys, injected, identity, important, recent, scopeCount, vector, vectorComplete

@@ -1,0 +1,40 @@
+// remember(), first statement of its write transaction, in one round trip: lock the scope's
+// (:FactScope) node (serialises remembers of one scope, so the check and the write cannot race; it
+// also keeps the scope's approximate fact count), find a current fact with exactly the same
+// normalised text, else the current facts nearest to $vector with cosine >= $minCosine (best
+// first, at most $k). Small scopes (count <= $exactMax) are scanned exactly; larger ones use the
+// vector index, over-fetching $fetch nearest facts of every scope and keeping this scope's (no
+// in-index filtering before Neo4j 2026.01). `complete` is false when that over-fetch may have
+// missed a fact above $minCosine (the caller then widens). Index scores are (1 + cos) / 2.
+MERGE (s:FactScope {key: $scopeKey})
+  ON CREATE SET s.kind = $scopeKind, s.count = 0, s.createdAt = datetime()
+SET s.lockedAt = datetime()
+WITH s
+OPTIONAL MATCH (e:Fact {scopeKey: $scopeKey, contentKey: $contentKey})
+  WHERE e.supersededAt IS NULL AND (e.expiresAt IS NULL OR e.expiresAt > datetime())
+WITH s, e LIMIT 1
+CALL (s, e) {
+  CALL (s, e) {
+    WITH s, e WHERE e IS NULL AND $vector IS NOT NULL AND s.count <= $exactMax
+    MATCH (f:Fact {scopeKey: $scopeKey})
+      WHERE f.supersededAt IS NULL AND f.embedding IS NOT NULL
+    WITH f, 2 * vector.similarity.cosine(f.embedding, $vector) - 1 AS cosine
+    WHERE cosine >= $minCosine
+    RETURN f, cosine, true AS exact
+    UNION ALL
+    WITH s, e WHERE e IS NULL AND $vector IS NOT NULL AND s.count > $exactMax
+    CALL db.index.vector.queryNodes('fact_embedding', $fetch, $vector) YIELD node AS f, score
+    RETURN f, 2 * score - 1 AS cosine, false AS exact
+  }
+  WITH f, cosine, exact ORDER BY cosine DESC
+  WITH count(f) AS fetched, min(cosine) AS lowestCosine, coalesce(max(CASE WHEN exact THEN 1 ELSE 0 END), 1) = 1 AS exact,
+       collect(CASE WHEN f.scopeKey = $scopeKey AND f.supersededAt IS NULL AND cosine >= $minCosine
+                     AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
+                THEN f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount,
+                        .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name],
+                        cosine: cosine} END) AS found
+  RETURN found[0..$k] AS hits, exact OR fetched < $fetch OR lowestCosine < $minCosine AS complete
+}
+RETURN s.count AS count, hits, complete,
+       CASE WHEN e IS NULL THEN null ELSE e {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt,
+         .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(e)-[:ABOUT]->(x:Subject) | x.name]} END AS same

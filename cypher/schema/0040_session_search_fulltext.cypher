@@ -1,0 +1,1 @@
+CREATE FULLTEXT INDEX session_search IF NOT EXISTS FOR (s:Session) ON EACH [s.sessionText, s.id, s.cwd, s.projectPath] OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: true}}

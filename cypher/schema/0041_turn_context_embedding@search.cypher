@@ -1,0 +1,1 @@
+CYPHER 25 CREATE VECTOR INDEX turn_context_embedding IF NOT EXISTS FOR (t:Turn) ON t.ctxEmbedding WITH [t.sessionId, t.cwd, t.projectPath] OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}}

@@ -1,0 +1,176 @@
+"""Switching the embedding model: a clear error, then ``graphmem reindex`` (CLI and library) re-embeds
+every turn and summary, records the new model and dimension, and search works again.
+
+Reindex rewrites every vector in the database and drops/recreates the vector indexes, so this test
+runs on its own managed Neo4j (a private home and free ports, the suite's version and jars), never on
+the shared test server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphmem import Database, EmbeddingMismatch, GraphMemory
+from graphmem.neo4j_local import ManagedServer
+from graphmem.worker import SummaryWorker
+
+from ..conftest import Neo4jTarget, _test_home
+from ..fake_openai import FakeOpenAIServer
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+class HashEmbedder:
+    """A small deterministic embedder (bag of hashed words), any dimension: no model, no network."""
+
+    def __init__(self, model: str, dimensions: int) -> None:
+        self._model, self._dimensions = model, dimensions
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    @property
+    def dimensions(self) -> int:
+        return self._dimensions
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            v = np.zeros(self._dimensions)
+            for word in text.lower().split():
+                h = int.from_bytes(hashlib.sha256(word.encode()).digest()[:4], "big")
+                v[h % self._dimensions] += 1.0
+            n = np.linalg.norm(v)
+            out.append((v / n if n else v).tolist())
+        return out
+
+    def embed_one(self, text: str) -> list[float]:
+        return self.embed([text])[0]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def own_server(tmp_path_factory: pytest.TempPathFactory, neo4j_target: Neo4jTarget) -> Iterator[Neo4jTarget]:
+    home = tmp_path_factory.mktemp("reindex") / "gm-home"
+    server = ManagedServer(home, neo4j_target.version, heap="512m", pagecache="256m",
+                           bolt_port=_free_port(), http_port=_free_port(), start_timeout=240)
+    shared = _test_home() / "neo4j" / neo4j_target.version / "lib"
+    if shared.is_dir():  # reuse the jars the session server downloaded
+        server.server_dir.mkdir(parents=True, exist_ok=True)
+        server.lib_dir.symlink_to(shared, target_is_directory=True)
+    st = server.start()
+    try:
+        yield Neo4jTarget(st.uri, "neo4j", server.password(), neo4j_target.version, "managed", home=home)
+    finally:
+        server.stop()
+
+
+def _cli(target: Neo4jTarget, fake: FakeOpenAIServer, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHMEM_", "NEO4J_", "OPENAI_"))}
+    env.update(target.env())
+    env.update({
+        "GRAPHMEM_HOME": str(Path(str(target.home)).parent / "cli-home"),
+        "GRAPHMEM_EMBEDDER": "openai",
+        "GRAPHMEM_EMBEDDING_MODEL": "text-embedding-3-small",
+        "GRAPHMEM_EMBEDDING_DIMENSIONS": "48",
+        "GRAPHMEM_OPENAI_API_KEY": fake.api_key,
+        "GRAPHMEM_OPENAI_BASE_URL": fake.base_url,
+    })
+    return subprocess.run([sys.executable, "-c", "from graphmem.cli import main; raise SystemExit(main())", *args],
+                          capture_output=True, text=True, env=env, timeout=600)
+
+
+def _vectors(db: Database) -> dict[str, list[tuple[str | None, int, int]]]:
+    """(embeddingModel, len(embedding), len(ctxEmbedding)) of every turn / summary."""
+    rows = db.read("embeddings/vector_states")
+    out: dict[str, list[tuple[str | None, int, int]]] = {"turn": [], "summary": []}
+    for r in rows:
+        out[r["kind"]].append((r["model"], int(r["dims"]), int(r["ctx"])))
+    return out
+
+
+def _meta(db: Database) -> dict[str, object]:
+    meta = db.read("meta/get", key="embedding")[0]["meta"] or {}
+    return {"model": meta.get("model"), "dimensions": meta.get("dimensions")}
+
+
+def test_switching_embedder_errors_then_reindex_cli_and_library(own_server: Neo4jTarget) -> None:
+    db = Database(own_server.uri, own_server.user, own_server.password)
+    try:
+        first = HashEmbedder("hash-a", 16)
+        mem = GraphMemory(db, embedder=first)
+        mem.init_schema()
+        s = mem.create_session("/graphmem-test/reindex/shop")
+        talk = [("the zeppelin hangar door sticks", "oil the rails of the hangar door"),
+                ("the invoice total is wrong", "rounding happens before the tax is added"),
+                ("deploy the billing service", "the deploy failed on a missing secret")]
+        for u, a in talk:
+            mem.store_turn(s.id, u, a)
+        SummaryWorker(db, embedder=first).run_until_idle(max_seconds=120)
+        before = _vectors(db)
+        assert len(before["turn"]) == 3 and before["summary"], before
+        assert {m for m, _, _ in before["turn"] + before["summary"]} == {"hash-a"}
+        assert _meta(db) == {"model": "hash-a", "dimensions": 16}
+
+        # another model and dimension: a clear error, in the library and in the CLI
+        second = HashEmbedder("hash-b", 24)
+        with pytest.raises(EmbeddingMismatch, match=r"hash-a \(16-d\).*hash-b \(24-d\).*graphmem reindex"):
+            GraphMemory(db, embedder=second).init_schema()
+        with FakeOpenAIServer() as fake:
+            out = _cli(own_server, fake, "db", "init")
+            assert out.returncode != 0
+            assert "hash-a (16-d)" in out.stderr and "text-embedding-3-small (48-d)" in out.stderr, out.stderr
+            assert "graphmem reindex" in out.stderr
+
+            # the CLI re-embeds everything with a progress bar
+            out = _cli(own_server, fake, "reindex", "--yes")
+            assert out.returncode == 0, out.stderr
+            assert "re-embedded 3 turns" in out.stdout and "text-embedding-3-small (48-d)" in out.stdout, out.stdout
+            assert "embedding" in out.stderr, out.stderr  # the progress bar's label
+            after = _vectors(db)
+            assert {(m, d) for m, d, _ in after["turn"] + after["summary"]} == {("text-embedding-3-small", 48)}
+            assert {c for _, _, c in after["turn"]} == {48}  # neighbour-averaged vectors rebuilt too
+            assert len(after["summary"]) == len(before["summary"])
+            assert _meta(db) == {"model": "text-embedding-3-small", "dimensions": 48}
+            assert _cli(own_server, fake, "db", "init").returncode == 0  # no mismatch any more
+            out = _cli(own_server, fake, "search", "zeppelin hangar", "--scope", "everything", "--mode", "semantic",
+                       "--json")
+            assert out.returncode == 0, out.stderr
+            assert '"vectorScore"' in out.stdout and s.id in out.stdout
+
+        # back to the first embedder through the library
+        with pytest.raises(EmbeddingMismatch):
+            GraphMemory(db, embedder=first).init_schema()
+        seen: list[int] = []
+        mem = GraphMemory(db, embedder=first)
+        stats = mem.reindex(on_total=seen.append, progress=seen.append)
+        assert stats.turns == 3 and stats.summaries == len(before["summary"])
+        assert seen[0] == 3 + len(before["summary"]) and sum(seen[1:]) == seen[0]
+        again = _vectors(db)
+        assert {(m, d) for m, d, _ in again["turn"] + again["summary"]} == {("hash-a", 16)}
+        assert _meta(db) == {"model": "hash-a", "dimensions": 16}
+        mem.init_schema()  # consistent again
+        mem.await_text_index()
+        res = mem.search("zeppelin hangar door", scope="everything", k=3, mode="semantic")
+        assert res.effective_mode == "semantic" and not res.warnings
+        assert res.hits and res.hits[0].vector_score is not None
+        hybrid = mem.search("invoice rounding tax", scope=f"session:{s.id}", k=3)
+        assert hybrid.hits and hybrid.hits[0].kind in ("turn", "summary")
+        assert "invoice" in hybrid.hits[0].body() or "rounding" in hybrid.hits[0].body()
+    finally:
+        db.close()
