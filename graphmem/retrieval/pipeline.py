@@ -101,7 +101,7 @@ def reindex(
             pass
     features = {"search"} if db.server_info().vector_search_clause else set()
     for m in migrations(features):
-        if m.name.startswith(("schema/0023_", "schema/0024_", "schema/0041_")):
+        if m.name.startswith(("schema/0023_", "schema/0024_", "schema/0086_")):
             db.write(m.name, dimensions=embedder.dimensions)
     db.write("meta/await_indexes", timeoutSeconds=await_seconds)
     counts = pending_counts(db)
