@@ -52,7 +52,7 @@ integration-default: $(STAMP)
 
 integration: integration-lts integration-default
 
-## Long fault tests kept out of `make test` (see tests/reliability/): the default server only.
+## Tests kept out of `make test` (see the docstring of each file in tests/reliability/): default server only.
 reliability-tests: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_OPTS) tests/reliability
 
