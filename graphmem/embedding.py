@@ -12,7 +12,7 @@ already in the database reuses that vector instead of calling the embedder again
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -52,6 +52,7 @@ SESSION_DOC_TURN_CHARS = 1000
 class EmbedStats:
     embedded: int = 0
     reused: int = 0
+    ids: list[str] = field(default_factory=list)  # the turns or summaries given a vector
 
     @property
     def total(self) -> int:
@@ -95,9 +96,16 @@ def _vectors(db: Database, embedder: Embedder, texts: list[str], stats: EmbedSta
     return [(h, known[h]) for h in hashes]
 
 
-def embed_pending_turns(db: Database, embedder: Embedder, *, limit: int = 128) -> EmbedStats:
-    """Embed up to ``limit`` pending turns; returns how many were embedded or reused from cache."""
-    rows = db.read("embeddings/pending_turns", limit=limit, maxChars=EMBED_TEXT_MAX_CHARS)
+def _scope(path: str | None) -> dict[str, str | None]:
+    if path is None:
+        return {"path": None, "prefix": None}
+    return {"path": path, "prefix": path.rstrip("/") + "/"}
+
+
+def embed_pending_turns(db: Database, embedder: Embedder, *, limit: int = 128, path: str | None = None) -> EmbedStats:
+    """Embed up to ``limit`` pending turns (only those of directory ``path`` and below when given);
+    returns how many were embedded or reused from cache."""
+    rows = db.read("embeddings/pending_turns", limit=limit, maxChars=EMBED_TEXT_MAX_CHARS, **_scope(path))
     stats = EmbedStats()
     if not rows:
         return stats
@@ -108,6 +116,7 @@ def embed_pending_turns(db: Database, embedder: Embedder, *, limit: int = 128) -
     ]
     db.write("embeddings/set_turn_embeddings", rows=payload, model=embedder.model)
     ids = [r["id"] for r in rows]
+    stats.ids = ids
     refresh_context_vectors(db, ids)
     refresh_session_docs(db, sorted({r["sessionId"] for r in rows if r.get("sessionId")}))
     return stats
@@ -171,9 +180,11 @@ def refresh_session_docs(
     return int(row[0]["updated"]) if row else 0
 
 
-def embed_pending_summaries(db: Database, embedder: Embedder, *, limit: int = 128) -> EmbedStats:
-    """Embed up to ``limit`` pending summaries."""
-    rows = db.read("embeddings/pending_summaries", limit=limit, maxChars=EMBED_TEXT_MAX_CHARS)
+def embed_pending_summaries(
+    db: Database, embedder: Embedder, *, limit: int = 128, path: str | None = None
+) -> EmbedStats:
+    """Embed up to ``limit`` pending summaries (only those of directory ``path`` and below when given)."""
+    rows = db.read("embeddings/pending_summaries", limit=limit, maxChars=EMBED_TEXT_MAX_CHARS, **_scope(path))
     stats = EmbedStats()
     if not rows:
         return stats

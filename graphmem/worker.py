@@ -405,7 +405,8 @@ class SummaryWorker:
         if self.embedder is None:
             return 0
         try:
-            n = embed_pending_turns(self.db, self.embedder, limit=self.config.embed_batch).total
+            embedded = embed_pending_turns(self.db, self.embedder, limit=self.config.embed_batch, path=self.config.scope)
+            n = embedded.total
         except GraphMemError as e:
             if isinstance(e, DatabaseUnavailable):
                 raise
@@ -417,7 +418,7 @@ class SummaryWorker:
             from .retrieval.pipeline import expand_context
 
             try:
-                expand_context(self.db, self.config.context_window)
+                expand_context(self.db, self.config.context_window, ids=embedded.ids)
             except GraphMemError as e:
                 if isinstance(e, DatabaseUnavailable):
                     raise
@@ -428,7 +429,9 @@ class SummaryWorker:
         if self.embedder is None:
             return 0
         try:
-            n = embed_pending_summaries(self.db, self.embedder, limit=self.config.embed_batch).total
+            n = embed_pending_summaries(
+                self.db, self.embedder, limit=self.config.embed_batch, path=self.config.scope
+            ).total
         except GraphMemError as e:
             if isinstance(e, DatabaseUnavailable):
                 raise

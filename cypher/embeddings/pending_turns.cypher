@@ -1,5 +1,6 @@
-// Turns waiting for an embedding (oldest first), with the text the embedder needs (capped).
+// Turns waiting for an embedding (oldest first); only those of directory $path and below unless $path is null, with the text the embedder needs (capped).
 MATCH (t:Turn {embedState: 'pending'})
+WHERE $path IS NULL OR t.cwd = $path OR t.cwd STARTS WITH $prefix
 WITH t ORDER BY t.timestamp
 LIMIT $limit
 RETURN t.id AS id, t.sessionId AS sessionId,

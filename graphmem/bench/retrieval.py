@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..embedding import refresh_context_vectors, refresh_session_docs
 from ..memory import GraphMemory
 from ..models import TurnIn
 from ..retrieval import ContextConfig, Scope, Searcher
@@ -73,10 +74,16 @@ def _load(mem: GraphMemory, synth: _Synth, ns: str, sessions: list[dict[str, Any
     per = n_target // len(sessions)
     vec_rows: list[dict[str, Any]] = []
 
+    turn_ids: list[str] = []
+
     def flush_vectors(force: bool = False) -> None:
         if vec_rows and (force or len(vec_rows) >= 1000):
             mem.db.write("testing/set_turn_vectors", rows=list(vec_rows), model="synthetic-512")
             vec_rows.clear()
+            # turns are searched on their neighbour-averaged vector (ctxEmbedding), as the embedding
+            # pipeline writes it: without it the vector side would find no turns at all
+            refresh_context_vectors(mem.db, turn_ids)
+            turn_ids.clear()
 
     for s in sessions:
         want_turns = int(per * 0.9) - s["turns"]
@@ -90,6 +97,7 @@ def _load(mem: GraphMemory, synth: _Synth, ns: str, sessions: list[dict[str, Any
             rows = mem.db.read("turns/recent", sessionId=s["id"], limit=want_turns)
             for r, t in zip(sorted(rows, key=lambda r: r["turn"]["index"]), topics, strict=False):
                 vec_rows.append({"id": r["turn"]["id"], "embedding": synth.vector(t)})
+                turn_ids.append(r["turn"]["id"])
                 flush_vectors()
             s["turns"] += want_turns
         if want_sums > 0:
@@ -105,6 +113,10 @@ def _load(mem: GraphMemory, synth: _Synth, ns: str, sessions: list[dict[str, Any
             s["summaries"] += want_sums
         flush_vectors()
     flush_vectors(force=True)
+    # the whole-session BM25 documents the text side adds (session_search), as the worker writes them
+    ids = [s["id"] for s in sessions]
+    for start in range(0, len(ids), 200):
+        refresh_session_docs(mem.db, ids[start:start + 200])
     state["n"] = sum(s["turns"] + s["summaries"] for s in sessions)
     log(f"loaded {state['n']} turns + summaries in {len(sessions)} sessions")
 

@@ -20,8 +20,9 @@ from neo4j import exceptions as nex
 
 from .. import cypher
 from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError
+from .params import VectorParam
 
-__all__ = ["Database", "ServerInfo", "parse_version"]
+__all__ = ["Database", "ServerInfo", "lean_params", "parse_version"]
 
 T = TypeVar("T")
 
@@ -61,6 +62,24 @@ def _translate(e: Exception) -> Exception:
     if isinstance(e, nex.DriverError):
         return DatabaseError(str(e))
     return e
+
+
+def _lean_value(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, list) and value:
+        if type(value) is list and isinstance(value[0], float):
+            return VectorParam(value)
+        if depth < 2 and isinstance(value[0], dict):
+            return [_lean_value(v, depth + 1) for v in value]
+    elif isinstance(value, dict) and depth < 2:
+        return {k: _lean_value(v, depth + 1) for k, v in value.items()}
+    return value
+
+
+def lean_params(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with float lists (vectors), also inside rows of maps, as :class:`VectorParam`: the
+    driver formats every RUN for its debug log before checking the level, and ``repr`` of a
+    512-float list costs about 1.5 ms (see :mod:`graphmem.facts.params`). Packed exactly the same."""
+    return {k: _lean_value(v) for k, v in params.items()}
 
 
 @contextmanager
@@ -140,9 +159,13 @@ class Database:
 
     def _run(self, name: str, params: dict[str, Any], routing: RoutingControl) -> list[dict[str, Any]]:
         cypher.check_params(name, frozenset(params))
+        if routing == RoutingControl.READ:
+            # one round trip: a read needs no transaction of its own (a managed one costs BEGIN+RUN,
+            # then COMMIT), and repeating a read after a transient error or a lost connection is safe
+            return self._autocommit(name, params, neo4j.READ_ACCESS, read_only=True)
         with _wrapped():
             records, _, _ = self._driver.execute_query(
-                cypher.query(name), params, database_=self.database, routing_=routing
+                cypher.query(name), lean_params(params), database_=self.database, routing_=routing
             )
         return [r.data() for r in records]
 
@@ -163,7 +186,21 @@ class Database:
         that is not idempotent is therefore never applied twice. Without ``recover`` a lost
         connection is not retried."""
         cypher.check_params(name, frozenset(params))
+        return self._autocommit(name, params, neo4j.WRITE_ACCESS, recover=recover)
+
+    def _autocommit(
+        self,
+        name: str,
+        params: dict[str, Any],
+        access_mode: str,
+        *,
+        recover: Callable[[], list[dict[str, Any]] | None] | None = None,
+        read_only: bool = False,
+    ) -> list[dict[str, Any]]:
+        """One auto-commit statement with graphmem's own retries (see :meth:`write_autocommit`);
+        ``read_only`` statements are simply run again after a lost connection."""
         text = cypher.query(name)
+        params = lean_params(params)
         deadline = time.monotonic() + self.max_retry_time
         delay = 0.05
         unknown_outcome = False
@@ -173,10 +210,10 @@ class Database:
                     landed = recover()
                     if landed is not None:
                         return landed
-                with self._driver.session(database=self.database) as session:
+                with self._driver.session(database=self.database, default_access_mode=access_mode) as session:
                     return [r.data() for r in session.run(text, params)]
             except (nex.ServiceUnavailable, nex.SessionExpired, ConnectionError, OSError) as e:
-                if recover is None or time.monotonic() + delay > deadline:
+                if (recover is None and not read_only) or time.monotonic() + delay > deadline:
                     raise _translate(e) from e
                 unknown_outcome = True
             except nex.Neo4jError as e:
@@ -196,7 +233,9 @@ class Database:
         """Run a named statement and return the driver's EagerResult (records, summary, keys)."""
         cypher.check_params(name, frozenset(params))
         with _wrapped():
-            return self._driver.execute_query(cypher.query(name), params, database_=self.database, routing_=routing)
+            return self._driver.execute_query(
+                cypher.query(name), lean_params(params), database_=self.database, routing_=routing
+            )
 
     def transaction(self, work: Callable[[Tx], T], *, write: bool = True) -> T:
         """Run ``work`` in one managed transaction (retried on transient errors: keep it idempotent)."""
@@ -218,4 +257,4 @@ class Tx:
 
     def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
         cypher.check_params(name, frozenset(params))
-        return [r.data() for r in self._tx.run(cypher.query(name), params)]
+        return [r.data() for r in self._tx.run(cypher.query(name), lean_params(params))]

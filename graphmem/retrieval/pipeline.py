@@ -8,7 +8,7 @@ of it in the same session. The ``memory_search`` full-text index covers it, so w
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..db import Database
@@ -38,13 +38,20 @@ def pending_counts(db: Database) -> dict[str, int]:
     return {k: int(v or 0) for k, v in row.items()}
 
 
-def expand_context(db: Database, window: int, *, batch: int = 500, max_chars: int = 2000) -> int:
-    """Compute ``contextText`` for turns that have none (and refresh their ``window`` predecessors)."""
+def expand_context(
+    db: Database, window: int, *, batch: int = 500, max_chars: int = 2000, ids: Sequence[str] | None = None
+) -> int:
+    """Compute ``contextText`` for turns that have none (and refresh their ``window`` predecessors);
+    with ``ids``, for those turns only (the worker passes the turns it just embedded: no scan)."""
     if window <= 0:
         return 0
     done = 0
+    given = list(ids) if ids is not None else None
     while True:
-        ids = [r["id"] for r in db.read("search/pending_context_turns", limit=batch)]
+        if given is not None:
+            ids, given = given[:batch], given[batch:]
+        else:
+            ids = [r["id"] for r in db.read("search/pending_context_turns", limit=batch)]
         if not ids:
             return done
         rows = db.read("search/neighbour_ids", ids=ids, window=window)

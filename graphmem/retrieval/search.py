@@ -30,6 +30,7 @@ import math
 import threading
 import time
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -105,6 +106,20 @@ def native(value: Any) -> Any:
     return to_native() if callable(to_native) else value
 
 
+_search_pool: ThreadPoolExecutor | None = None
+_search_pool_lock = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """Threads for the text half of hybrid searches (its own pool: a search may itself run inside
+    another pool's thread, e.g. build_context's)."""
+    global _search_pool
+    with _search_pool_lock:
+        if _search_pool is None:
+            _search_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="graphmem-search")
+        return _search_pool
+
+
 class Searcher:
     """Runs searches for one database; thread-safe (the scope-size cache is locked)."""
 
@@ -161,18 +176,24 @@ class Searcher:
                 run.warnings.append(warning or "no embedder: text-only search")
         cfg = self.config
         lists: dict[str, list[Candidate]] = {}
+        text_future: Future[list[Candidate]] | None = None
+        if effective in ("hybrid", "text"):
+            # the session prior reorders the page, so text-only mode reads a full page too
+            depth = cfg.text_depth if effective == "hybrid" or cfg.session_weight > 0 else k
+            if effective == "hybrid" and qvec is not None:
+                # the two candidate queries are independent: the text one runs beside the vector one
+                text_future = _pool().submit(self._text, query, sc, lv, max(depth, k), run)
+            else:
+                lists["text"] = self._text(query, sc, lv, max(depth, k), run)
         if effective in ("hybrid", "semantic") and qvec is not None:
             vec_c = self._vector(qvec, sc, lv, cfg.vector_depth if effective == "hybrid" else max(k, 1), run)
             if min_score is not None:
                 vec_c = [c for c in vec_c if c.score >= min_score]
             lists["vector"] = vec_c
-        if effective in ("hybrid", "text"):
-            # the session prior reorders the page, so text-only mode reads a full page too
-            depth = cfg.text_depth if effective == "hybrid" or cfg.session_weight > 0 else k
-            txt_c = self._text(query, sc, lv, max(depth, k), run)
-            if effective == "text" and min_score is not None:
-                txt_c = [c for c in txt_c if c.score >= min_score]
-            lists["text"] = txt_c
+        if text_future is not None:
+            lists["text"] = text_future.result()
+        if effective == "text" and min_score is not None:
+            lists["text"] = [c for c in lists["text"] if c.score >= min_score]
         ranked = self._fuse(lists, effective, k)
         hits = self._hydrate(ranked, lists, sc, effective, with_embeddings, locale, now, run)
         result.effective_mode = effective

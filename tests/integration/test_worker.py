@@ -230,3 +230,23 @@ def test_worker_embeds_turns_and_expands_their_context(memory: GraphMemory, name
     assert all(r["summaryState"] == "done" for r in rows)
     assert all(r["contextText"] for r in rows)
     assert "question 1" in rows[0]["contextText"]  # turn 1's context holds its neighbour, turn 2
+
+
+def test_a_scoped_worker_embeds_only_its_directory(memory: GraphMemory, namespace: str) -> None:
+    """`graphmem worker --scope DIR` embeds (and expands) the turns and summaries of DIR and below only."""
+    from graphmem.providers import LocalEmbedder
+
+    mem = GraphMemory(memory.db, embedder=LocalEmbedder())
+    inside = mem.create_session(namespace + "/mine/repo")
+    outside = mem.create_session(namespace + "/other")
+    for s in (inside, outside):
+        for i in range(3):
+            mem.store_turn(s.id, f"question {i} about the redis cache", f"answer {i}: raise the TTL")
+    mem.worker(config=WorkerConfig(scope=namespace + "/mine")).run_until_idle(max_seconds=300)
+    mine = mem.db.read("testing/turn_states", sessionId=inside.id)
+    other = mem.db.read("testing/turn_states", sessionId=outside.id)
+    assert all(r["embedState"] == "done" and r["hasEmbedding"] and r["contextText"] for r in mine)
+    assert all(r["embedState"] == "pending" and not r["hasEmbedding"] and not r["contextText"] for r in other)
+    assert all(r["summaryState"] == "pending" for r in other)
+    assert mem.summaries(outside.id) == []
+    assert mem.summaries(inside.id)
