@@ -5,14 +5,58 @@ from __future__ import annotations
 import json
 import os
 import platform
+import random
 import resource
 import sys
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BenchResult", "machine_info", "peak_rss_mb", "percentiles", "write_results"]
+__all__ = [
+    "BenchResult",
+    "interleaved",
+    "machine_info",
+    "peak_rss_mb",
+    "percentiles",
+    "timed_ms",
+    "write_results",
+]
+
+
+def timed_ms(fn: Callable[[], object]) -> float:
+    """How long one call of ``fn`` took, in milliseconds."""
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1000
+
+
+def interleaved(
+    sides: Mapping[str, Callable[[], object]],
+    rounds: int,
+    *,
+    warmup: int = 0,
+    rng: random.Random | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, list[float]]:
+    """Time several operations one call each in turn, ``rounds`` times, so that all of them see the
+    same machine load (the figures compare them, and the machine is shared). ``rng`` shuffles the
+    order within each round; ``warmup`` untimed rounds first; ``progress(done_rounds)`` every 250."""
+    for _ in range(warmup):
+        for fn in sides.values():
+            fn()
+    samples: dict[str, list[float]] = {name: [] for name in sides}
+    for r in range(rounds):
+        order = list(sides)
+        if rng is not None:
+            rng.shuffle(order)
+        for name in order:
+            samples[name].append(timed_ms(sides[name]))
+        if progress is not None and (r + 1) % 250 == 0:
+            progress(r + 1)
+    return samples
 
 
 def percentiles(samples_ms: list[float]) -> dict[str, float]:

@@ -33,7 +33,7 @@ from ..memory import GraphMemory
 from ..models import TurnIn
 from ..retrieval import Scope, Searcher
 from ..retrieval.models import SearchMode
-from .common import percentiles
+from .common import interleaved, percentiles
 from .parts import Headline, PartResult
 from .plots import cdf_plot, line_plot
 from .retrieval import DIM, TOPICS, _Synth
@@ -112,18 +112,8 @@ def run_writes_part(
             mem.db.write("bench/noop_write")
 
         sides: dict[str, Callable[[], None]] = {"graphmem": graphmem_side, "langchain": langchain_side, "floor": floor_side}
-        for _ in range(warmup):
-            for fn in sides.values():
-                fn()
-        for r in range(rounds):
-            order = list(sides)
-            rng.shuffle(order)
-            for name in order:
-                t0 = time.perf_counter()
-                sides[name]()
-                samples[name].append((time.perf_counter() - t0) * 1000)
-            if (r + 1) % 250 == 0:
-                log(f"writes: {r + 1}/{rounds} rounds")
+        samples.update(interleaved(sides, rounds, warmup=warmup, rng=rng,
+                                   progress=lambda r: log(f"writes: {r}/{rounds} rounds")))
         lc_messages = int(mem.db.read("bench/langchain_message_count", sessionId=lc_session)[0]["messages"])
     finally:
         history.clear(delete_session_node=True)

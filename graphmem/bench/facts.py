@@ -8,7 +8,6 @@ import random
 import statistics
 import time
 import uuid
-from collections.abc import Callable
 
 import numpy as np
 
@@ -30,12 +29,6 @@ _TYPES = ["fact", "preference", "decision", "event", "observation", "todo"]
 def _sentence(rng: random.Random, i: int) -> str:
     return (f"{rng.choice(_PEOPLE)} {rng.choice(_VERBS)} {rng.choice(_THINGS)} "
             f"(note {i}, ticket {rng.randint(1000, 99999)})")
-
-
-def _timed(fn: Callable[[], object]) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return (time.perf_counter() - t0) * 1000
 
 
 def _inject_times(mem: GraphMemory, session_id: str, msgs: list[str], vecs: list[list[float]],

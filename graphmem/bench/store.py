@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from ..memory import GraphMemory
 from ..models import ToolCallIn, TurnIn
-from .common import BenchResult, machine_info, peak_rss_mb, percentiles
+from .common import BenchResult, interleaved, machine_info, peak_rss_mb, percentiles
 
 __all__ = ["cleanup_bench_namespace", "run_store_bench"]
 
@@ -38,15 +37,6 @@ def cleanup_bench_namespace(mem: GraphMemory, ns: str) -> None:
         mem.delete_session(row["id"])
 
 
-def _timed(fn: Callable[[], object], n: int) -> list[float]:
-    out = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - t0) * 1000)
-    return out
-
-
 def run_store_bench(mem: GraphMemory, *, turns: int = 2000, warmup: int = 200, bulk: int = 20000,
                     command: str = "graphmem bench store") -> BenchResult:
     """Measure the write path on ``mem``'s server; cleans its own namespace afterwards."""
@@ -61,14 +51,10 @@ def run_store_bench(mem: GraphMemory, *, turns: int = 2000, warmup: int = 200, b
             i = next(counter)
             mem.store_turn(s.id, _user(i), _assistant(i), _tools(i))
 
-        _timed(one, warmup)
-        floor = _timed(lambda: mem.db.write("bench/noop_write"), warmup)
         # interleave the floor and store_turn so both see the same machine load
-        store_ms: list[float] = []
-        floor = []
-        for _ in range(turns):
-            store_ms.extend(_timed(one, 1))
-            floor.extend(_timed(lambda: mem.db.write("bench/noop_write"), 1))
+        samples = interleaved({"store": one, "floor": lambda: mem.db.write("bench/noop_write")}, turns,
+                              warmup=warmup)
+        store_ms, floor = samples["store"], samples["floor"]
         st = percentiles(store_ms)
         fl = percentiles(floor)
         st["throughput_per_s"] = round(1000 / st["mean"], 1)

@@ -11,15 +11,12 @@
 
 from __future__ import annotations
 
-import os
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from graphmem import Database
-from graphmem.config import DEFAULT_NEO4J_VERSION
 from graphmem.reliability.faults import (
     ServerSpec,
     disk_fault_run,
@@ -28,26 +25,16 @@ from graphmem.reliability.faults import (
 )
 
 from ..conftest import Neo4jTarget
+from ..servers import dedicated_server
 
 pytestmark = pytest.mark.integration
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
 def dedicated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerSpec]:
     """A managed Neo4j of this module only (it gets SIGKILLed); stopped at the end."""
-    version = os.environ.get("GRAPHMEM_TEST_NEO4J_VERSION", DEFAULT_NEO4J_VERSION)
-    spec = ServerSpec(tmp_path_factory.mktemp("faults") / "home", version, _free_port(), _free_port(),
-                      heap="512m", pagecache="128m")
-    try:
+    with dedicated_server(tmp_path_factory.mktemp("faults") / "home") as spec:
         yield spec
-    finally:
-        spec.server().stop()
 
 
 def test_neo4j_sigkill_cycles_lose_and_duplicate_nothing(dedicated: ServerSpec) -> None:

@@ -1,8 +1,4 @@
-"""Kept out of ``make test`` (run it with ``make reliability-tests``): on Neo4j 5.26 in the CI check,
-the own server's ``set-initial-password`` failed (the admin tool printed its usage) when its lib
-folder was a symlink to the suite server's jars; it passed on 2026.08.1. To be fixed, then moved back.
-
-Switching the embedding model: a clear error, then ``graphmem reindex`` (CLI and library) re-embeds
+"""Switching the embedding model: a clear error, then ``graphmem reindex`` (CLI and library) re-embeds
 every turn and summary, records the new model and dimension, and search works again.
 
 Reindex rewrites every vector in the database and drops/recreates the vector indexes, so this test
@@ -14,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -24,11 +19,11 @@ import numpy as np
 import pytest
 
 from graphmem import Database, EmbeddingMismatch, GraphMemory
-from graphmem.neo4j_local import ManagedServer
 from graphmem.worker import SummaryWorker
 
-from ..conftest import Neo4jTarget, _test_home
+from ..conftest import Neo4jTarget
 from ..fake_openai import FakeOpenAIServer
+from ..servers import dedicated_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -62,26 +57,13 @@ class HashEmbedder:
         return self.embed([text])[0]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
-def own_server(tmp_path_factory: pytest.TempPathFactory, neo4j_target: Neo4jTarget) -> Iterator[Neo4jTarget]:
+def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jTarget]:
     home = tmp_path_factory.mktemp("reindex") / "gm-home"
-    server = ManagedServer(home, neo4j_target.version, heap="512m", pagecache="256m",
-                           bolt_port=_free_port(), http_port=_free_port(), start_timeout=240)
-    shared = _test_home() / "neo4j" / neo4j_target.version / "lib"
-    if shared.is_dir():  # reuse the jars the session server downloaded
-        server.server_dir.mkdir(parents=True, exist_ok=True)
-        server.lib_dir.symlink_to(shared, target_is_directory=True)
-    st = server.start()
-    try:
-        yield Neo4jTarget(st.uri, "neo4j", server.password(), neo4j_target.version, "managed", home=home)
-    finally:
-        server.stop()
+    with dedicated_server(home, pagecache="256m") as spec:
+        server = spec.server()
+        st = server.start()
+        yield Neo4jTarget(st.uri, "neo4j", server.password(), spec.version, "managed", home=home)
 
 
 def _cli(target: Neo4jTarget, fake: FakeOpenAIServer, *args: str) -> subprocess.CompletedProcess[str]:
