@@ -261,12 +261,12 @@ def run_retrieval_part(
     synth = _Synth(seed)
     rng = random.Random(seed)
     cfg = mem.searcher().config
-    threshold = cfg.exact_scan_max
     server = mem.db.server_info()
+    threshold = cfg.exact_scan_max_filtered if server.vector_search_clause else cfg.exact_scan_max
     index_label = "index-filtered (SEARCH clause)" if server.vector_search_clause else "index-overfetch (queryNodes)"
     searchers: dict[str, Searcher] = {
-        "exact": Searcher(mem.db, None, replace(cfg, exact_scan_max=10**9), dimensions=DIM),
-        "index": Searcher(mem.db, None, replace(cfg, exact_scan_max=0), dimensions=DIM),
+        "exact": Searcher(mem.db, None, replace(cfg, exact_scan_max=10**9, exact_scan_max_filtered=10**9), dimensions=DIM),
+        "index": Searcher(mem.db, None, replace(cfg, exact_scan_max=0, exact_scan_max_filtered=0), dimensions=DIM),
         "adaptive": Searcher(mem.db, None, cfg, dimensions=DIM),
     }
     mode_names: dict[str, SearchMode] = {"hybrid": "hybrid", "vector only": "semantic", "text only": "text"}

@@ -181,8 +181,8 @@ def run_retrieval_bench(
                 result.figures[f"{size} nodes, hybrid k=10, {kind} scope (adaptive)"] = p
             lat, _ = _time_search(adaptive, qs, {"session", "project", "everything"})
             result.figures[f"{size} nodes, hybrid k=10, all scopes (adaptive)"] = percentiles(lat)
-            forced_index = Searcher(mem.db, None, replace(base_cfg, exact_scan_max=0), dimensions=DIM)
-            forced_exact = Searcher(mem.db, None, replace(base_cfg, exact_scan_max=10**9), dimensions=DIM)
+            forced_index = Searcher(mem.db, None, replace(base_cfg, exact_scan_max=0, exact_scan_max_filtered=0), dimensions=DIM)
+            forced_exact = Searcher(mem.db, None, replace(base_cfg, exact_scan_max=10**9, exact_scan_max_filtered=10**9), dimensions=DIM)
             for label, s in (("index", forced_index), ("exact", forced_exact)):
                 _time_search(s, qs[:20], {"session", "project"})
                 for kind in ("session", "project"):
@@ -208,8 +208,9 @@ def run_retrieval_bench(
             "(USE multilingual v3, local, 1 thread) but the stored vectors are synthetic.",
             f"Load average during the run (1/5/15 min): {os.getloadavg()} on {os.cpu_count()} cores "
             "(the machine is shared; figures are pessimistic when the load exceeds the core count).",
-            f"Adaptive vector strategy: exact cosine scan when the scope holds <= {base_cfg.exact_scan_max} "
-            "turns + summaries, else the vector indexes (in-index filtering on 2026.x, over-fetch on 5.26).",
+            f"Adaptive vector strategy: exact cosine scan when the scope holds <= {base_cfg.exact_scan_max_filtered} "
+            f"turns + summaries on servers with in-index filtering (<= {base_cfg.exact_scan_max} on 5.26), "
+            "else the vector indexes (in-index filtering on 2026.x, over-fetch on 5.26).",
         ]
     finally:
         t0 = time.perf_counter()

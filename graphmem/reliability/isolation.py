@@ -507,8 +507,8 @@ def _searchers(mem: Any, target: tuple[str, str, str]) -> tuple[dict[str, Any], 
 
     dims = mem.embedding_dimensions
     out: dict[str, Any] = {
-        "exact": Searcher(mem.db, mem.embedder, RetrievalConfig(exact_scan_max=10**9), dimensions=dims),
-        "index": Searcher(mem.db, mem.embedder, RetrievalConfig(exact_scan_max=0), dimensions=dims),
+        "exact": Searcher(mem.db, mem.embedder, RetrievalConfig(exact_scan_max=10**9, exact_scan_max_filtered=10**9), dimensions=dims),
+        "index": Searcher(mem.db, mem.embedder, RetrievalConfig(exact_scan_max=0, exact_scan_max_filtered=0), dimensions=dims),
     }
     extra: list[Any] = []
     info = mem.db.server_info()
@@ -516,7 +516,7 @@ def _searchers(mem: Any, target: tuple[str, str, str]) -> tuple[dict[str, Any], 
         # the 5.26 statements (vector index over-fetch + post-filter) run on 2026.x too: force them
         db526 = Database(*target)
         db526._info = ServerInfo(version="5.26.0", edition=info.edition)
-        out["overfetch"] = Searcher(db526, mem.embedder, RetrievalConfig(exact_scan_max=0), dimensions=dims)
+        out["overfetch"] = Searcher(db526, mem.embedder, RetrievalConfig(exact_scan_max=0, exact_scan_max_filtered=0), dimensions=dims)
         extra.append(db526)
     return out, extra
 

@@ -6,7 +6,8 @@ the details of the final hits. Fusion is weighted Reciprocal Rank Fusion.
 
 How the vector side is run (``SearchResult.strategy["vector"]``):
 
-* ``exact`` -- the scope holds at most ``exact_scan_max`` turns + summaries (or the over-fetch a
+* ``exact`` -- the scope holds at most ``exact_scan_max_filtered`` (2026.01+) or ``exact_scan_max``
+  (5.26) turns + summaries (or the over-fetch a
   5.26 server would need exceeds ``max_fetch``): brute-force ``vector.similarity.cosine`` over the
   scope's nodes, found through the scope's property index. Exact, and faster than an index search
   for small scopes (a session, a directory).
@@ -270,10 +271,11 @@ class Searcher:
         if scope.value is not None:
             base["value"] = scope.value
         rows: list[dict[str, Any]]
-        if size <= cfg.exact_scan_max:
+        filtered = self.db.server_info().vector_search_clause
+        if size <= (cfg.exact_scan_max_filtered if filtered else cfg.exact_scan_max):
             info["strategy"] = "exact"
             rows = self._exact(scope, base, levels)
-        elif self.db.server_info().vector_search_clause:
+        elif filtered:
             info["strategy"] = "index-filtered"
             try:
                 rows = self.db.read(

@@ -105,9 +105,9 @@ def test_scope_isolation_with_adversarial_near_identical_data(mem: GraphMemory, 
     ready(mem)
     configs = {
         "adaptive": RetrievalConfig(),
-        "index": RetrievalConfig(exact_scan_max=0),
-        "index-tight-overfetch": RetrievalConfig(exact_scan_max=0, overfetch=0.01),
-        "exact": RetrievalConfig(exact_scan_max=10**9),
+        "index": RetrievalConfig(exact_scan_max=0, exact_scan_max_filtered=0),
+        "index-tight-overfetch": RetrievalConfig(exact_scan_max=0, exact_scan_max_filtered=0, overfetch=0.01),
+        "exact": RetrievalConfig(exact_scan_max=10**9, exact_scan_max_filtered=10**9),
     }
     scopes: list[tuple[Scope, set[str]]] = []
     for s in sessions:
