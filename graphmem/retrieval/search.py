@@ -277,19 +277,29 @@ class Searcher:
             rows = self._exact(scope, base, levels)
         elif filtered:
             info["strategy"] = "index-filtered"
-            try:
-                rows = self.db.read(
-                    f"search/vector_{scope.file_kind}@search", **base, levels=levels,
-                    minLevel=min(summary_levels, default=1), maxLevel=max(summary_levels, default=1),
-                )
-            except DatabaseError as e:
-                # Neo4j 2026.08.1: the SEARCH clause's in-index filter fails with an internal
-                # "Index ... out of bounds" when fewer nodes than its LIMIT match the filter (seen on the
-                # summary index's scope + level range; `graphmem reliability isolation` found it). The
-                # over-fetch + post-filter statements are correct on every server: use them instead.
-                log.warning("in-index filtered vector search failed (%s): over-fetch + post-filter instead", e)
-                rows = self._overfetch(scope, base, levels, n_turns, n_summaries, info)
-                info["fallback"] = f"index-filtered failed: {e}"[:300]
+
+            def half(turns: bool) -> list[dict[str, Any]]:
+                b = {**base, "turnK": turn_k if turns else 0, "summaryK": 0 if turns else summary_k}
+                try:
+                    return self.db.read(
+                        f"search/vector_{scope.file_kind}@search", **b, levels=levels,
+                        minLevel=min(summary_levels, default=1), maxLevel=max(summary_levels, default=1),
+                    )
+                except DatabaseError as e:
+                    # Neo4j 2026.08.1: the SEARCH clause's in-index filter fails with an internal
+                    # "Index ... out of bounds" when fewer nodes than its LIMIT match the filter (seen on
+                    # the summary index's scope + level range; `graphmem reliability isolation` found it).
+                    # The over-fetch + post-filter statements are correct on every server: use them instead.
+                    log.warning("in-index filtered vector search failed (%s): over-fetch + post-filter instead", e)
+                    info["fallback"] = f"index-filtered failed: {e}"[:300]
+                    return self._overfetch(scope, b, levels, n_turns, n_summaries, info)
+
+            if turn_k and summary_k:
+                # the two indexes are searched concurrently (one statement would search them in turn)
+                summaries = _pool().submit(half, False)
+                rows = half(True) + summaries.result()
+            else:
+                rows = half(bool(turn_k))
         else:
             rows = self._overfetch(scope, base, levels, n_turns, n_summaries, info)
         run.timings["vector"] = _ms(t0)
