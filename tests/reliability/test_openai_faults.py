@@ -1,6 +1,5 @@
 """Issue #8, faults: the OpenAI-compatible server failing 30 % of requests, at a small size, on a
-dedicated managed server (the worker's embedding pass is not scoped to a namespace): failed jobs
-visible, then everything converges, attempts bounded.
+dedicated managed server: failed jobs visible, then everything converges, attempts bounded.
 
 Not part of ``make test`` (CI): in the session that added it, this run did not converge within its
 15-minute phase limit on Neo4j 5.26 on an otherwise idle machine, and that is not understood yet.
