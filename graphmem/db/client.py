@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import neo4j
 from neo4j import GraphDatabase, ManagedTransaction, RoutingControl
 from neo4j import exceptions as nex
+from neo4j.graph import Node, Path, Relationship
 
 from .. import cypher
 from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError
@@ -80,6 +81,45 @@ def lean_params(params: dict[str, Any]) -> dict[str, Any]:
     driver formats every RUN for its debug log before checking the level, and ``repr`` of a
     512-float list costs about 1.5 ms (see :mod:`graphmem.facts.params`). Packed exactly the same."""
     return {k: _lean_value(v) for k, v in params.items()}
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _export(x: Any) -> Any:
+    """``Record.data()``'s conversion (nodes to property maps, relationships to (start, type, end)
+    tuples, paths to lists, lists and maps walked), with fast paths: the driver's exporter tests every
+    list element against the ``Sequence`` and ``Mapping`` ABCs, which for a 512-float vector costs
+    ~2 ms (30 ms for the 16 vectors of a build_context search)."""
+    tx = type(x)
+    if tx in _SCALARS:
+        return x
+    if tx is list:
+        if all(type(e) is float for e in x):
+            return list(x)
+        return [_export(e) for e in x]
+    if tx is dict:
+        return {k: _export(v) for k, v in x.items()}
+    if isinstance(x, Node):
+        return _export(dict(x))
+    if isinstance(x, Relationship):
+        start, end = x.start_node, x.end_node
+        return (_export(dict(start) if start is not None else {}), type(x).__name__,
+                _export(dict(end) if end is not None else {}))
+    if isinstance(x, Path):
+        out: list[Any] = [_export(x.start_node)]
+        for i, rel in enumerate(x.relationships):
+            out.append(type(rel).__name__)
+            out.append(_export(x.nodes[i + 1]))
+        return out
+    if isinstance(x, list | set | frozenset):
+        return type(x)(_export(e) for e in x)
+    return x  # temporal and spatial values, bytes, tuples: unchanged, as data() leaves them
+
+
+def _rows(records: Iterable[neo4j.Record]) -> list[dict[str, Any]]:
+    """Records as dicts, exactly as ``Record.data()`` gives them (only faster)."""
+    return [{k: _export(v) for k, v in zip(r.keys(), r.values(), strict=True)} for r in records]
 
 
 @contextmanager
@@ -167,7 +207,7 @@ class Database:
             records, _, _ = self._driver.execute_query(
                 cypher.query(name), lean_params(params), database_=self.database, routing_=routing
             )
-        return [r.data() for r in records]
+        return _rows(records)
 
     def write_autocommit(
         self,
@@ -211,7 +251,7 @@ class Database:
                     if landed is not None:
                         return landed
                 with self._driver.session(database=self.database, default_access_mode=access_mode) as session:
-                    return [r.data() for r in session.run(text, params)]
+                    return _rows(session.run(text, params))
             except (nex.ServiceUnavailable, nex.SessionExpired, ConnectionError, OSError) as e:
                 if (recover is None and not read_only) or time.monotonic() + delay > deadline:
                     raise _translate(e) from e
@@ -257,4 +297,4 @@ class Tx:
 
     def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
         cypher.check_params(name, frozenset(params))
-        return [r.data() for r in self._tx.run(cypher.query(name), lean_params(params))]
+        return _rows(self._tx.run(cypher.query(name), lean_params(params)))

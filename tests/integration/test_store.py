@@ -205,3 +205,18 @@ def test_delete_session_removes_everything(memory: GraphMemory, namespace: str) 
     assert memory.delete_session(s.id) == len(DEMO_TURNS)
     left = memory.db.read("maintenance/session_leftovers", sessionId=s.id)[0]
     assert left == {"turns": 0, "toolCalls": 0, "summaries": 0, "sessions": 0}
+
+
+def test_rows_are_converted_exactly_as_record_data(memory: GraphMemory, namespace: str) -> None:
+    """graphmem turns records into dicts with its own (faster) converter: same result as the driver's
+    Record.data() for nodes, relationships, paths, nested lists and maps, vectors and temporals."""
+    from graphmem import cypher
+    from graphmem.db.client import _rows
+
+    s = memory.create_session(namespace + "/rows")
+    memory.store_turn(s.id, "question", "answer", [ToolCallIn(name="Read", args={"path": "a.py"})])
+    with memory.db.driver.session(database=memory.db.database) as session:
+        records = list(session.run(cypher.query("testing/graph_values"), {"sessionId": s.id}))
+    assert records
+    assert _rows(records) == [r.data() for r in records]
+    assert memory.db.read("testing/graph_values", sessionId=s.id) == [r.data() for r in records]
