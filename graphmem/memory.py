@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from .activity import ForegroundSignal
 from .config import Settings
 from .db import Database, apply_schema, open_database, schema_status
 from .errors import InvalidInput, SessionNotFound
@@ -173,6 +174,7 @@ class GraphMemory:
         worktree_as_project: bool = True,
         embed_inline: bool = False,
         redact: bool = True,
+        foreground: ForegroundSignal | None = None,
     ) -> None:
         """``embedder`` is used for vector search and inline embedding; without one, search is
         text-only. ``redact`` replaces secrets (API keys, tokens, passwords; see
@@ -190,7 +192,14 @@ class GraphMemory:
         self.redact = redact
         """Redact secrets in turns, tool calls, facts and retrieval logs before they are stored."""
         """Embed pending turns in :meth:`store_turn` itself (instead of leaving them to the worker)."""
+        self.foreground = foreground
+        """Marked by store_turn, search and build_context so that workers on this machine yield to
+        them (:mod:`graphmem.activity`); :meth:`from_settings` uses ``$GRAPHMEM_HOME/run/foreground``."""
         self._searcher: Searcher | None = None
+
+    def _foreground(self) -> None:
+        if self.foreground is not None:
+            self.foreground.mark()
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, *, start: bool = False) -> GraphMemory:
@@ -203,6 +212,7 @@ class GraphMemory:
             embedder=embedder,
             embedding_model=settings.embedding_model if embedder is None else None,
             embedding_dimensions=settings.embedding_dimensions if embedder is None else None,
+            foreground=ForegroundSignal.for_home(settings.home),
         )
 
     def close(self) -> None:
@@ -304,6 +314,7 @@ class GraphMemory:
         timestamp: datetime | None = None,
     ) -> Turn:
         """Append a turn in one write transaction and mark it pending for the worker."""
+        self._foreground()
         turn_in = TurnIn(
             user_message=user_message,
             assistant_message=assistant_message,
@@ -475,7 +486,7 @@ class GraphMemory:
         ``.run_until_idle()`` catches up in the caller's thread."""
         from .worker import SummaryWorker
 
-        return SummaryWorker(self.db, summarizer, self.embedder, config)
+        return SummaryWorker(self.db, summarizer, self.embedder, config, foreground=self.foreground)
 
     def check_hierarchy(self, path: str | None = None, *, complete: bool = False) -> CheckReport:
         """Verify the summary invariants (of the sessions under ``path``, or all); see graphmem.check."""
@@ -579,6 +590,7 @@ class GraphMemory:
         working embedder it runs text-only and says so in ``warnings``. ``min_score`` is a cosine
         threshold for vector candidates (raw cosine, not the index's (1+cos)/2), or a BM25 threshold
         in text mode. See :mod:`graphmem.retrieval.search` for the strategies."""
+        self._foreground()
         return self.searcher().search(
             query, scope=scope, levels=levels, k=k, mode=mode, min_score=min_score, locale=locale,
             with_embeddings=with_embeddings,
@@ -590,6 +602,7 @@ class GraphMemory:
         in ``.text`` within ``config.budget_chars``, ``.to_json()`` for machines."""
         from .retrieval.context import context_for_session
 
+        self._foreground()
         return context_for_session(self, session_id, message, config)
 
     def embed_pending(self, *, limit: int | None = None, batch: int = 128, expansion_window: int = 2) -> EmbedPassStats:

@@ -46,6 +46,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from .activity import ForegroundSignal
 from .config import Settings
 from .db import Database
 from .db.client import Tx
@@ -114,6 +115,12 @@ class WorkerConfig:
     duty_cycle: float = 1.0
     """Fraction of wall time spent working while there is work: below 1 the worker pauses after each
     job (``job time * (1 / duty_cycle - 1)``) to leave CPU to interactive writers and readers."""
+    yield_seconds: float = 0.25
+    """Take no new job (and start no embedding batch) while a foreground call on this machine
+    (store_turn, search, build_context) ran less than this long ago (see :mod:`graphmem.activity`;
+    0 = never yield)."""
+    max_yield_seconds: float = 2.0
+    """Yield at most this long in a row, so a busy foreground slows the worker but never stops it."""
     test_delay_seconds: float = 0.0
     scope: str | None = None
     """Only work on sessions of this directory and below (a normalised path); None = all."""
@@ -147,6 +154,7 @@ class WorkerConfig:
             retry_max_seconds=settings.worker_retry_max_seconds,
             claim_batch=settings.worker_claim_batch,
             duty_cycle=settings.worker_duty_cycle,
+            yield_seconds=settings.worker_yield_seconds,
             poll_seconds=settings.worker_poll_seconds,
             test_delay_seconds=settings.worker_test_delay_seconds,
             scope=scope,
@@ -173,6 +181,8 @@ class WorkerStats:
     """Jobs with nothing left to do (session deleted, children already summarized)."""
     turns_embedded: int = 0
     summaries_embedded: int = 0
+    yielded_seconds: float = 0.0
+    """Time spent waiting for foreground calls on this machine (see :mod:`graphmem.activity`)."""
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
@@ -201,6 +211,7 @@ class WorkerStats:
             "jobs_dropped": self.jobs_dropped,
             "turns_embedded": self.turns_embedded,
             "summaries_embedded": self.summaries_embedded,
+            "yielded_seconds": round(self.yielded_seconds, 3),
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "cost_usd": round(self.cost_usd, 6),
@@ -287,8 +298,12 @@ class SummaryWorker:
         *,
         owner: str | None = None,
         on_progress: Callable[[WorkerStats], None] | None = None,
+        foreground: ForegroundSignal | None = None,
     ) -> None:
+        """``foreground``: the same machine's foreground mark (see :mod:`graphmem.activity`); the
+        worker yields to it between jobs."""
         self.db = db
+        self.foreground = foreground
         self.summarizer: Summarizer = summarizer or ExtractiveSummarizer()
         self.embedder = embedder
         self.config = config or WorkerConfig()
@@ -367,6 +382,7 @@ class SummaryWorker:
     def run_once(self) -> int:
         """One round: embed, claim (planning when the queue runs low), process, embed summaries.
         Returns how much was done (0 = idle)."""
+        self._yield_to_foreground()
         done = self._embed_turns()
         jobs = self.claim(self.config.claim_batch)
         if len(jobs) < self.config.claim_batch:
@@ -384,11 +400,13 @@ class SummaryWorker:
             if time.monotonic() - claimed_at > self.config.lease_seconds / 2:
                 self._extend(jobs[i:])
                 claimed_at = time.monotonic()
+            self._yield_to_foreground()
             started = time.monotonic()
             self.process(job, contents)
             done += 1
             if 0 < self.config.duty_cycle < 1:
                 self._stop.wait((time.monotonic() - started) * (1 / self.config.duty_cycle - 1))
+        self._yield_to_foreground()
         done += self._embed_summaries()
         if time.monotonic() - self._last_gc > self.config.gc_every_seconds:
             self._last_gc = time.monotonic()
@@ -399,6 +417,21 @@ class SummaryWorker:
             if expired:
                 log.info("worker %s: deleted %d expired facts", self.owner, expired)
         return done
+
+    def _yield_to_foreground(self) -> None:
+        """Wait while a foreground call on this machine is recent (bounded by max_yield_seconds)."""
+        sig, cfg = self.foreground, self.config
+        if sig is None or cfg.yield_seconds <= 0:
+            return
+        waited = 0.0
+        while waited < cfg.max_yield_seconds and not self._stop.is_set():
+            fresh = cfg.yield_seconds - sig.age()
+            if fresh <= 0:
+                break
+            step = min(fresh, cfg.max_yield_seconds - waited, 0.05)
+            self._stop.wait(step)
+            waited += step
+        self.stats.yielded_seconds += waited
 
     # -- embedding -------------------------------------------------------------------------
     def _embed_turns(self) -> int:

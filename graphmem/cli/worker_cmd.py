@@ -80,7 +80,8 @@ def _run(args: argparse.Namespace) -> int:
     config = WorkerConfig.from_settings(settings, scope=normalize_cwd(args.cwd) if args.cwd else None)
     with open_memory() as mem:
         worker = SummaryWorker(
-            mem.db, summarizer, None if args.no_embed else mem.embedder, config, owner=args.id
+            mem.db, summarizer, None if args.no_embed else mem.embedder, config, owner=args.id,
+            foreground=mem.foreground,
         )
 
         def stop(signum: int, frame: object) -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..activity import ForegroundSignal
 from ..config import Settings
 from ..errors import DatabaseUnavailable, GraphMemError
 from .client import PROTOCOL, NoDaemon, daemon_request, env_key, home_dir, socket_path, spawn_daemon
@@ -160,8 +161,10 @@ class Daemon:
                 model = self._embedder.model if self._embedder is not None else self.settings.embedding_model
                 dims = self._embedder.dimensions if self._embedder is not None else self.settings.embedding_dimensions
                 self._db = db
-                self._mem_text = GraphMemory(db, embedder=None, embedding_model=model, embedding_dimensions=dims)
-                self._mem_full = GraphMemory(db, embedder=self._embedder) if self._embedder is not None else None
+                self._mem_text = GraphMemory(db, embedder=None, embedding_model=model, embedding_dimensions=dims,
+                                             foreground=ForegroundSignal.for_home(self.settings.home))
+                self._mem_full = (GraphMemory(db, embedder=self._embedder, foreground=ForegroundSignal.for_home(self.settings.home))
+                                  if self._embedder is not None else None)
             return self._mem_text
 
     def _search_memory(self) -> Any:
@@ -182,7 +185,8 @@ class Daemon:
                 if self._db is not None:
                     from ..memory import GraphMemory
 
-                    self._mem_full = GraphMemory(self._db, embedder=emb)
+                    self._mem_full = GraphMemory(self._db, embedder=emb,
+                                                 foreground=ForegroundSignal.for_home(self.settings.home))
             t0 = time.perf_counter()
             emb.embed_one("graphmem warm-up")
             self.embedder_ready = True
@@ -206,7 +210,8 @@ class Daemon:
             summarizer = make_summarizer(self.settings)
             self._worker_db = open_database(self.settings)  # normal timeouts and retries, unlike the hooks'
             worker = SummaryWorker(self._worker_db, summarizer, self._embedder if self.embedder_ready else None,
-                                   WorkerConfig.from_settings(self.settings), owner=f"daemon:{os.getpid()}")
+                                   WorkerConfig.from_settings(self.settings), owner=f"daemon:{os.getpid()}",
+                                   foreground=ForegroundSignal.for_home(self.settings.home))
             self._worker_thread = worker.start_thread(nice=self.settings.worker_nice)
             log.info("summarizer worker started")
         except GraphMemError as e:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..activity import ForegroundSignal
 from ..config import Settings
 from ..db import Database
 from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError, InvalidInput, SessionNotFound
@@ -375,7 +376,8 @@ def run_direct(tool: str, raw: bytes | str, *, deadline: float | None = None) ->
             settings = Settings.load()
             holder.append(GraphMemory(open_hook_database(settings), embedder=None,
                                       embedding_model=settings.embedding_model,
-                                      embedding_dimensions=settings.embedding_dimensions))
+                                      embedding_dimensions=settings.embedding_dimensions,
+                                      foreground=ForegroundSignal.for_home(settings.home)))
         return holder[0]
 
     service = HookService(Path(home_dir()), memory)
