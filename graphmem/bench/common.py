@@ -19,11 +19,57 @@ __all__ = [
     "BenchResult",
     "interleaved",
     "machine_info",
+    "managed_server_pid",
     "peak_rss_mb",
     "percentiles",
     "timed_ms",
+    "wait_for_idle_server",
     "write_results",
 ]
+
+
+def managed_server_pid() -> int | None:
+    """The pid of the managed Neo4j the environment points at (None with an explicit URI or when it
+    is not running)."""
+    from ..config import Settings
+    from ..db.connect import managed_server
+
+    settings = Settings.load()
+    if not settings.managed:
+        return None
+    st = managed_server(settings).state()
+    return st.pid if st is not None else None
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def wait_for_idle_server(pid: int | None, *, max_seconds: float = 900.0, window: float = 5.0,
+                         busy_fraction: float = 0.05) -> tuple[float, float | None]:
+    """After a bulk load Neo4j keeps merging index segments and applying eventually consistent
+    full-text updates for minutes; timings taken meanwhile measure that, not the query. Wait until
+    the server process used under ``busy_fraction`` of one core over ``window`` seconds (Linux
+    ``/proc``; a remote server cannot be watched: returns at once). Returns (seconds waited, the last
+    window's CPU fraction)."""
+    if pid is None or _cpu_seconds(pid) is None:
+        return 0.0, None
+    t0 = time.monotonic()
+    frac: float | None = None
+    while time.monotonic() - t0 < max_seconds:
+        c0 = _cpu_seconds(pid)
+        time.sleep(window)
+        c1 = _cpu_seconds(pid)
+        if c0 is None or c1 is None:
+            break
+        frac = (c1 - c0) / window
+        if frac < busy_fraction:
+            break
+    return time.monotonic() - t0, frac
 
 
 def timed_ms(fn: Callable[[], object]) -> float:

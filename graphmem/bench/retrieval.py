@@ -28,7 +28,7 @@ from ..embedding import refresh_context_vectors, refresh_session_docs
 from ..memory import GraphMemory
 from ..models import TurnIn
 from ..retrieval import ContextConfig, Scope, Searcher
-from .common import BenchResult, machine_info, percentiles
+from .common import BenchResult, machine_info, managed_server_pid, percentiles, wait_for_idle_server
 from .store import cleanup_bench_namespace
 
 __all__ = ["run_retrieval_bench"]
@@ -183,6 +183,7 @@ def run_retrieval_bench(
     sessions: list[dict[str, Any]] = []
     state = {"n": 0}
     base_cfg = mem.searcher().config
+    server_pid = managed_server_pid()
     try:
         for size in sizes:
             t0 = time.perf_counter()
@@ -190,6 +191,13 @@ def run_retrieval_bench(
             mem.await_text_index()
             mem.db.write("meta/await_indexes", timeoutSeconds=600)
             log(f"load to {size}: {time.perf_counter() - t0:.0f} s")
+            idle_s, frac = wait_for_idle_server(server_pid)
+            if frac is not None:
+                log(f"server idle after {idle_s:.0f} s ({frac:.0%} of a core over 5 s)")
+                result.figures[f"{size} nodes, waiting for the server to go idle"] = (
+                    f"{idle_s:.0f} s until Neo4j used under 5% of a core for 5 s ({frac:.0%}): it merges index "
+                    "segments and applies full-text updates after the bulk load"
+                )
             qs = _queries(mem, synth, ns, sessions, queries)
             adaptive = Searcher(mem.db, None, base_cfg, dimensions=DIM)
             passes, settle_s, med = _settle(adaptive, qs)
