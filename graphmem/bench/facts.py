@@ -15,7 +15,7 @@ from ..facts import FactSettings, Scope, delete_facts_under_path, inject_facts, 
 from ..facts.params import vector_param
 from ..memory import GraphMemory
 from ..retrieval import ContextConfig
-from .common import BenchResult, machine_info, peak_rss_mb, percentiles
+from .common import BenchResult, machine_info, managed_server_pid, peak_rss_mb, percentiles, wait_for_idle_server
 
 __all__ = ["run_facts_bench"]
 
@@ -85,6 +85,11 @@ def run_facts_bench(
         result.figures["bulk load"] = (
             f"{loaded} facts in {load_s:.1f} s ({loaded / load_s:,.0f}/s, random unit vectors), batches of {batch}"
         )
+        idle_s, frac = wait_for_idle_server(managed_server_pid())
+        if frac is not None:
+            result.figures["waiting for the server to go idle"] = (
+                f"{idle_s:.0f} s until Neo4j used under 5% of a core for 5 s ({frac:.0%}) after the bulk load"
+            )
 
         # 2. remember: new facts into the big scope (similarity check through the index)
         for i in range(warmup):

@@ -234,7 +234,10 @@ def run_worker_bench(
             "are started paused and each resumed for its blocks only (SIGUSR2/SIGUSR1): one scoped to a backlog "
             f"of {backlog} turns in another session (busy), one to the whole namespace (busy+session: it also "
             "summarizes the measured session's turns as they arrive, taking that session's locks). Reads use the "
-            f"memory's configured embedder for the query. Worker duty cycle: {env.get('GRAPHMEM_WORKER_DUTY_CYCLE', '1.0 (default)')}."
+            f"memory's configured embedder for the query. Worker duty cycle: {env.get('GRAPHMEM_WORKER_DUTY_CYCLE', '1.0 (default)')}. "
+            "The workers yield to foreground calls on this machine (graphmem.activity): no new job while a "
+            f"store_turn/build_context ran in the last {env.get('GRAPHMEM_WORKER_YIELD_SECONDS', '0.25 (default)')} s, "
+            "for at most 2 s in a row; their throughput during the measured blocks shows what that costs them."
         )
         if not use_context:
             result.notes.append("build_context was not available: the reads are recent_turns + load_session.")
