@@ -277,9 +277,15 @@ class Searcher:
             rows = self._exact(scope, base, levels)
         elif filtered:
             info["strategy"] = "index-filtered"
+            threshold = cfg.exact_scan_max_filtered
 
             def half(turns: bool) -> list[dict[str, Any]]:
                 b = {**base, "turnK": turn_k if turns else 0, "summaryK": 0 if turns else summary_k}
+                if (n_turns if turns else n_summaries) <= threshold:
+                    # a small side is scanned exactly (this also keeps the index away from scopes with
+                    # fewer matching nodes than its LIMIT, where 2026.08.1 fails: see below)
+                    info["exact_side"] = "turns" if turns else "summaries"
+                    return self._exact(scope, b, levels)
                 try:
                     return self.db.read(
                         f"search/vector_{scope.file_kind}@search", **b, levels=levels,
