@@ -137,6 +137,9 @@ class Searcher:
         self.config = config or RetrievalConfig()
         self.dimensions = dimensions
         self._counts: dict[tuple[str, str | None], _Counts] = {}
+        self._filter_broken: dict[tuple[str, str | None, bool], float] = {}
+        """(scope kind, value, turn side) -> monotonic time until which the in-index filtered search
+        is not tried again for it (2026.08.1 fails on some index states; see _vector)."""
         self._lock = threading.Lock()
 
     # -- public ----------------------------------------------------------------------------
@@ -226,6 +229,7 @@ class Searcher:
     def forget_counts(self) -> None:
         with self._lock:
             self._counts.clear()
+            self._filter_broken.clear()
 
     # -- pieces ----------------------------------------------------------------------------
     def _query_vector(
@@ -286,12 +290,22 @@ class Searcher:
                     # fewer matching nodes than its LIMIT, where 2026.08.1 fails: see below)
                     info["exact_side"] = "turns" if turns else "summaries"
                     return self._exact(scope, b, levels)
+                key = (scope.file_kind, scope.value, turns)
+                with self._lock:
+                    broken_until = self._filter_broken.get(key, 0.0)
+                if time.monotonic() < broken_until:
+                    info["fallback"] = "index-filtered failed recently for this scope: over-fetch"
+                    return self._overfetch(scope, b, levels, n_turns, n_summaries, info)
                 try:
                     return self.db.read(
                         f"search/vector_{scope.file_kind}@search", **b, levels=levels,
                         minLevel=min(summary_levels, default=1), maxLevel=max(summary_levels, default=1),
                     )
                 except DatabaseError as e:
+                    with self._lock:  # do not pay the failing round trip on every search of this scope
+                        if len(self._filter_broken) > 4096:
+                            self._filter_broken.clear()
+                        self._filter_broken[key] = time.monotonic() + self.config.count_cache_seconds
                     # Neo4j 2026.08.1: the SEARCH clause's in-index filter fails with an internal
                     # "Index ... out of bounds" when fewer nodes than its LIMIT match the filter (seen on
                     # the summary index's scope + level range; `graphmem reliability isolation` found it).
