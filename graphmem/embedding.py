@@ -96,7 +96,8 @@ def _vectors(db: Database, embedder: Embedder, texts: list[str], stats: EmbedSta
     return [(h, known[h]) for h in hashes]
 
 
-def _scope(path: str | None) -> dict[str, str | None]:
+def scope_params(path: str | None) -> dict[str, str | None]:
+    """The ``$path`` / ``$prefix`` parameters of a directory scope (both None: everything)."""
     if path is None:
         return {"path": None, "prefix": None}
     return {"path": path, "prefix": path.rstrip("/") + "/"}
@@ -105,7 +106,7 @@ def _scope(path: str | None) -> dict[str, str | None]:
 def embed_pending_turns(db: Database, embedder: Embedder, *, limit: int = 128, path: str | None = None) -> EmbedStats:
     """Embed up to ``limit`` pending turns (only those of directory ``path`` and below when given);
     returns how many were embedded or reused from cache."""
-    rows = db.read("embeddings/pending_turns", limit=limit, maxChars=EMBED_TEXT_MAX_CHARS, **_scope(path))
+    rows = db.read("embeddings/pending_turns", limit=limit, maxChars=EMBED_TEXT_MAX_CHARS, **scope_params(path))
     stats = EmbedStats()
     if not rows:
         return stats
@@ -184,7 +185,7 @@ def embed_pending_summaries(
     db: Database, embedder: Embedder, *, limit: int = 128, path: str | None = None
 ) -> EmbedStats:
     """Embed up to ``limit`` pending summaries (only those of directory ``path`` and below when given)."""
-    rows = db.read("embeddings/pending_summaries", limit=limit, maxChars=EMBED_TEXT_MAX_CHARS, **_scope(path))
+    rows = db.read("embeddings/pending_summaries", limit=limit, maxChars=EMBED_TEXT_MAX_CHARS, **scope_params(path))
     stats = EmbedStats()
     if not rows:
         return stats

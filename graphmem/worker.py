@@ -50,7 +50,7 @@ from .activity import ForegroundSignal
 from .config import Settings
 from .db import Database
 from .db.client import Tx
-from .embedding import embed_pending_summaries, embed_pending_turns
+from .embedding import embed_pending_summaries, embed_pending_turns, scope_params
 from .errors import DatabaseError, DatabaseUnavailable, GraphMemError
 from .hierarchy import PlanChild, cover_key, plan_level1, plan_rollup, rollup_threshold
 from .models import ConversationSummary
@@ -126,9 +126,7 @@ class WorkerConfig:
     """Only work on sessions of this directory and below (a normalised path); None = all."""
 
     def scope_params(self) -> dict[str, str | None]:
-        if self.scope is None:
-            return {"path": None, "prefix": None}
-        return {"path": self.scope, "prefix": self.scope.rstrip("/") + "/"}
+        return scope_params(self.scope)
 
     @classmethod
     def from_settings(cls, settings: Settings, *, llm: bool | None = None, scope: str | None = None) -> WorkerConfig:

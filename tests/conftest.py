@@ -26,6 +26,9 @@ import pytest
 from graphmem import Database, GraphMemory
 from graphmem.config import DEFAULT_NEO4J_VERSION
 from graphmem.neo4j_local import ManagedServer
+from graphmem.reliability.faults import ServerSpec
+
+from .servers import dedicated_server
 
 _ENV_PREFIXES = ("GRAPHMEM_", "NEO4J_", "OPENAI_")
 
@@ -145,3 +148,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if os.environ.get("GRAPHMEM_TEST_STRICT") == "1" and report.skipped and not hasattr(report, "wasxfail"):
         report.outcome = "failed"
         report.longrepr = f"skipped under GRAPHMEM_TEST_STRICT=1: {report.longrepr}"
+
+
+@pytest.fixture(scope="module")
+def dedicated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerSpec]:
+    """A managed Neo4j of the requesting module only (fault tests SIGKILL it); stopped at the end."""
+    with dedicated_server(tmp_path_factory.mktemp("faults") / "home") as spec:
+        yield spec

@@ -123,6 +123,7 @@ class Daemon:
         idle_timeout: float | None = None,
     ) -> None:
         self.settings = settings or Settings.load()
+        self._foreground = ForegroundSignal.for_home(self.settings.home)
         self.home = home or Path(home_dir())
         self.socket = Path(socket_path(str(self.home)))
         self.env = env_key()
@@ -162,8 +163,8 @@ class Daemon:
                 dims = self._embedder.dimensions if self._embedder is not None else self.settings.embedding_dimensions
                 self._db = db
                 self._mem_text = GraphMemory(db, embedder=None, embedding_model=model, embedding_dimensions=dims,
-                                             foreground=ForegroundSignal.for_home(self.settings.home))
-                self._mem_full = (GraphMemory(db, embedder=self._embedder, foreground=ForegroundSignal.for_home(self.settings.home))
+                                             foreground=self._foreground)
+                self._mem_full = (GraphMemory(db, embedder=self._embedder, foreground=self._foreground)
                                   if self._embedder is not None else None)
             return self._mem_text
 
@@ -186,7 +187,7 @@ class Daemon:
                     from ..memory import GraphMemory
 
                     self._mem_full = GraphMemory(self._db, embedder=emb,
-                                                 foreground=ForegroundSignal.for_home(self.settings.home))
+                                                 foreground=self._foreground)
             t0 = time.perf_counter()
             emb.embed_one("graphmem warm-up")
             self.embedder_ready = True
@@ -211,7 +212,7 @@ class Daemon:
             self._worker_db = open_database(self.settings)  # normal timeouts and retries, unlike the hooks'
             worker = SummaryWorker(self._worker_db, summarizer, self._embedder if self.embedder_ready else None,
                                    WorkerConfig.from_settings(self.settings), owner=f"daemon:{os.getpid()}",
-                                   foreground=ForegroundSignal.for_home(self.settings.home))
+                                   foreground=self._foreground)
             self._worker_thread = worker.start_thread(nice=self.settings.worker_nice)
             log.info("summarizer worker started")
         except GraphMemError as e:

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,16 +24,8 @@ from graphmem.reliability.faults import (
 )
 
 from ..conftest import Neo4jTarget
-from ..servers import dedicated_server
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="module")
-def dedicated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerSpec]:
-    """A managed Neo4j of this module only (it gets SIGKILLed); stopped at the end."""
-    with dedicated_server(tmp_path_factory.mktemp("faults") / "home") as spec:
-        yield spec
 
 
 def test_neo4j_sigkill_cycles_lose_and_duplicate_nothing(dedicated: ServerSpec) -> None:

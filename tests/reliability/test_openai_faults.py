@@ -9,8 +9,6 @@ Run it with ``make reliability-tests``; the scripted full run is ``graphmem reli
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from graphmem.reliability.faults import (
@@ -18,16 +16,7 @@ from graphmem.reliability.faults import (
     openai_fault_run,
 )
 
-from ..servers import dedicated_server
-
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="module")
-def dedicated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerSpec]:
-    """A managed Neo4j of this module only (it gets SIGKILLed); stopped at the end."""
-    with dedicated_server(tmp_path_factory.mktemp("faults") / "home") as spec:
-        yield spec
 
 
 def test_openai_faults_converge_with_bounded_attempts(dedicated: ServerSpec) -> None:
