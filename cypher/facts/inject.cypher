@@ -45,8 +45,10 @@ CALL (scopeKeys) {
   WITH key, coalesce(sc.count, 0) AS n
   CALL (key, n) {
     CALL (key, n) {
-      WITH key, n WHERE $vector IS NOT NULL AND n > 0 AND n <= $exactMax
-      MATCH (f:Fact {scopeKey: key})
+      // null unless the scope is small (a WHERE guard was planned after the seek, which then
+      // read every fact of a large scope)
+      WITH CASE WHEN $vector IS NOT NULL AND n > 0 AND n <= $exactMax THEN key END AS scanKey
+      MATCH (f:Fact {scopeKey: scanKey})
         WHERE f.supersededAt IS NULL AND f.embedding IS NOT NULL
       WITH f, 2 * vector.similarity.cosine(f.embedding, $vector) - 1 AS cosine
       WHERE cosine >= $minCosine

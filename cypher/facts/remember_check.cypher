@@ -15,8 +15,10 @@ OPTIONAL MATCH (e:Fact {scopeKey: $scopeKey, contentKey: $contentKey})
 WITH s, e LIMIT 1
 CALL (s, e) {
   CALL (s, e) {
-    WITH s, e WHERE e IS NULL AND $vector IS NOT NULL AND s.count <= $exactMax
-    MATCH (f:Fact {scopeKey: $scopeKey})
+    // the scan's key is null unless the scope is small: a plain WHERE guard here was planned after
+    // the index seek, which then read every fact of a large scope before discarding them all
+    WITH CASE WHEN e IS NULL AND $vector IS NOT NULL AND s.count <= $exactMax THEN $scopeKey END AS scanKey
+    MATCH (f:Fact {scopeKey: scanKey})
       WHERE f.supersededAt IS NULL AND f.embedding IS NOT NULL
     WITH f, 2 * vector.similarity.cosine(f.embedding, $vector) - 1 AS cosine
     WHERE cosine >= $minCosine
