@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .activity import ForegroundSignal
 from .config import Settings
-from .db import Database, apply_schema, open_database, schema_status
+from .db import Database, DeferredWrites, apply_schema, open_database, schema_status
 from .errors import InvalidInput, SessionNotFound
 from .models import (
     Session,
@@ -196,6 +196,9 @@ class GraphMemory:
         """Marked by store_turn, search and build_context so that workers on this machine yield to
         them (:mod:`graphmem.activity`); :meth:`from_settings` uses ``$GRAPHMEM_HOME/run/foreground``."""
         self._searcher: Searcher | None = None
+        self.deferred = DeferredWrites(db)
+        """The background writer for writes nobody waits for (the injection logs of
+        :meth:`build_context`); :meth:`close` waits for what it has queued (no thread until used)."""
 
     def _foreground(self) -> None:
         if self.foreground is not None:
@@ -216,6 +219,7 @@ class GraphMemory:
         )
 
     def close(self) -> None:
+        self.deferred.close()
         self.db.close()
 
     def __enter__(self) -> GraphMemory:

@@ -19,11 +19,11 @@ import time
 import uuid
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from ..db import Database
+from ..db import Database, DeferredWrites
 from ..errors import SessionNotFound
 from ..models import clean_text, utcnow
 from .model import Fact, FactInjection, InjectedItem, Scope
@@ -77,7 +77,7 @@ def inject_facts(
     source: str = "user",
     vector: list[float] | None = None,
     settings: FactSettings | None = None,
-    log: bool = True,
+    log: bool | Literal["deferred"] = True,
 ) -> FactInjection:
     """The facts to add to the context before the LLM answers ``message`` in ``session_id``.
 
@@ -85,6 +85,11 @@ def inject_facts(
     ``source="system"`` skips the injection (seed 001 §3.2). ``vector`` reuses the message's
     embedding when the caller (``build_context``) already has it. ``settings`` overrides the stored
     ones. Raises :class:`SessionNotFound` for an unknown session.
+
+    ``log``: write the ``(:Retrieval)`` log (True), not at all (False), or on ``mem.deferred``, the
+    background writer (``"deferred"``: ``build_context`` does not wait for that commit). Either way
+    the injection first waits for this session's deferred logs, so its dedup window sees them; a
+    deferred log that failed is reported in ``warnings``.
     """
     t0 = time.perf_counter()
     cfg = settings or get_settings(mem.db)
@@ -105,11 +110,13 @@ def inject_facts(
     k = cfg.injection_vector_k
     vparam = vector_param(vector) if k > 0 else None
     search = mem.db.server_info().vector_search_clause
+    deferred: DeferredWrites | None = getattr(mem, "deferred", None)
+    warnings = [f"an earlier injection log was not written ({e})" for e in deferred.wait(session_id)] if deferred else []
     # one round trip: session state, identity/important/recent candidates and the vector top k
     params: dict[str, Any] = dict(
         sessionId=session_id, dedupTurns=cfg.injection_dedup_turns, importantMin=cfg.injection_important_min,
         since=utcnow() - timedelta(hours=cfg.injection_recent_hours), limit=limit, vector=vparam, k=max(1, k),
-        minCosine=cfg.injection_min_score, fetch=max(k * 2 + 10, 50) if search else max(k * 10, 200),
+        minCosine=cfg.injection_min_score, fetch=k + 10 if search else max(k * 10, 200),
         exactMax=EXACT_SCAN_MAX,
     )
     rows = mem.db.read("facts/inject@search", **params) if search else mem.db.read("facts/inject", **params)
@@ -177,13 +184,17 @@ def inject_facts(
             from ..integrations.redaction import redact
 
             text = redact(text)[0]
-        mem.db.write(
-            "retrievals/log", sessionId=session_id, id=log_id, now=utcnow(), turnIndex=turn_index,
+        log_params: dict[str, Any] = dict(
+            sessionId=session_id, id=log_id, now=utcnow(), turnIndex=turn_index,
             preview=text[:PREVIEW_CHARS], query=text[:PREVIEW_CHARS],
             items=[{"id": i.fact.id, "score": -1.0 if i.score is None else i.score, "reason": i.reason} for i in chosen],
             chars=len(rendered), latencyMs=latency, candidates=candidates, skippedSeen=skipped_seen,
         )
-    return FactInjection(chosen, rendered, len(rendered), log_id, latency, None, turn_index)
+        if log == "deferred" and deferred is not None:
+            deferred.submit(session_id, "retrievals/log", **log_params)
+        else:
+            mem.db.write("retrievals/log", **log_params)
+    return FactInjection(chosen, rendered, len(rendered), log_id, latency, None, turn_index, warnings)
 
 
 def list_retrievals(db: Database, *, session_id: str | None = None, limit: int = 20) -> list[dict[str, Any]]:

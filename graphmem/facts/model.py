@@ -263,6 +263,8 @@ class FactInjection:
     skipped: str | None = None
     """Why nothing was done (``system message``, ``disabled``, ``empty message``), else None."""
     turn_index: int | None = None
+    warnings: list[str] = field(default_factory=list)
+    """Problems that did not stop the injection (an earlier deferred log that was not written)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -273,4 +275,5 @@ class FactInjection:
             "latency_ms": self.latency_ms,
             "skipped": self.skipped,
             "turn_index": self.turn_index,
+            "warnings": list(self.warnings),
         }

@@ -63,7 +63,10 @@ EXACT_SCAN_MAX = 2000
 MAX_FETCH = 4000
 MAX_CONTENT_CHARS = 10_000
 _VECTOR_INDEX = {False: "facts/vector_index", True: "facts/vector_index@search"}
-_REMEMBER_FETCH = {False: 200, True: 50}
+_REMEMBER_FETCH = {False: 200, True: 20}
+"""Nearest facts remember() asks the index for (k=5): over-fetch for the post-filter of 5.26, 4 x k
+where the SEARCH clause filters on the scope inside the index (HNSW cost grows with the limit; an
+incomplete answer is widened)."""
 """Index over-fetch of remember's check (k=5): all scopes post-filtered (5.26), or the scope's own."""
 
 

@@ -343,11 +343,12 @@ def context_for_session(mem: GraphMemory, session_id: str, message: str,
         def inject() -> tuple[list[dict[str, Any]], str | None, str | None, float]:
             t1 = time.perf_counter()
             try:
-                inj = inject_facts(mem, sid, message, vector=qvec)
+                # the Retrieval log is written in the background: the context does not wait for its commit
+                inj = inject_facts(mem, sid, message, vector=qvec, log="deferred")
             except GraphMemError as e:  # facts are a bonus: never lose the rest of the context
                 return [], None, f"fact injection failed: {e}", _ms(t1)
             items = [{**i.fact.to_dict(), "reason": i.reason, "score": i.score} for i in inj.items]
-            return items, inj.log_id, None, _ms(t1)
+            return items, inj.log_id, "; ".join(inj.warnings) or None, _ms(t1)
 
         facts_future = pool.submit(inject)
 

@@ -336,6 +336,24 @@ def test_build_context_injects_facts_of_the_session_scopes_only(fmem: GraphMemor
     assert fmem.build_context(mine.id, "when do we deploy billing?", config=ContextConfig(facts=False)).facts == []
 
 
+def test_build_context_writes_its_injection_log_in_the_background(fmem: GraphMemory, namespace: str) -> None:
+    s = fmem.create_session(namespace + "/bg", agent="test")
+    fact = fmem.remember("The release train leaves every Tuesday at 10:00", scope=Scope.project(s.project_path),
+                         type="decision")
+    block = fmem.build_context(s.id, "when does the release train leave?")
+    assert fact.fact.id in {f["id"] for f in block.facts} and block.facts_log_id is not None
+    # at once, no explicit wait: the next injection of the session waits for that log itself, so its
+    # dedup window sees the fact
+    again = fmem.build_context(s.id, "when does the release train leave?")
+    assert fact.fact.id not in {f["id"] for f in again.facts}
+    assert fmem.deferred.wait(s.id) == []
+    log = get_retrieval(fmem.db, block.facts_log_id)
+    assert log is not None and fact.fact.id in [i["id"] for i in log["items"]]
+    fmem.build_context(s.id, "anything else?")
+    fmem.deferred.wait(s.id)
+    assert len(list_retrievals(fmem.db, session_id=s.id)) == 3
+
+
 def test_index_path_agrees_with_exact_scan(fmem: GraphMemory, namespace: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """remember's one-statement check and the injection's per-scope vector search give the same
     answers through the vector index as through the exact scan (forced with a zero scan limit)."""
