@@ -38,7 +38,7 @@ import numpy as np
 
 from ..memory import GraphMemory
 from ..models import TurnIn
-from .common import machine_info, peak_rss_mb, percentiles
+from .common import machine_info, peak_rss_mb, percentiles, wait_for_idle_server
 from .parts import Headline, PartResult
 
 __all__ = [
@@ -82,6 +82,7 @@ class GrowthConfig:
     batch_sessions: int = 10  # sessions (of 100 nodes) per load statement
     worker_embeds: bool = True  # False on a shared server: the worker's embedding pass is not scoped
     seed: int = 7
+    idle_wait_seconds: float = 900.0  # after each load, wait up to this long for the server to go idle
 
 
 # ----------------------------------------------------------------------------------------------
@@ -374,6 +375,13 @@ def run_growth(
             if cpu0 is not None and cpu1 is not None:
                 row["load_server_cpu_seconds"] = round(cpu1 - cpu0, 1)
                 row["load_nodes_per_server_cpu_s"] = round(added / max(cpu1 - cpu0, 1e-9), 1)
+            # after a bulk load Neo4j merges index segments and applies full-text updates for a
+            # while: measure the query, not that
+            idle_s, frac = wait_for_idle_server(server_pid, max_seconds=cfg.idle_wait_seconds)
+            if frac is not None:
+                row["idle_wait_seconds"] = round(idle_s, 1)
+                row["idle_cpu_fraction"] = round(frac, 3)
+                log(f"  server idle after {idle_s:.0f} s ({frac:.0%} of a core over 5 s)")
             row.update(_measure(mem, synth, data, cfg, step))
             if cfg.worker_at and size >= cfg.worker_at and "worker" not in figures:
                 log("  summarizer and worker throughput")
@@ -555,6 +563,11 @@ def _notes(figures: dict[str, Any], dedicated: bool) -> list[str]:
     w = figures.get("worker")
     if w and not w.get("embedder"):
         notes.append("The worker ran without an embedder (shared server: its embedding pass is not scoped).")
+    idle = [(s["nodes"], s["idle_wait_seconds"]) for s in figures["steps"] if "idle_wait_seconds" in s]
+    if idle:
+        notes.append("After each load the bench waited until Neo4j used under 5% of a core for 5 s (index merges and "
+                     "full-text updates finished) before timing: " + ", ".join(f"{n:,} nodes {w:.0f} s" for n, w in idle)
+                     + ".")
     loads = [s["loadavg"][0] for s in figures["steps"]]
     if loads:
         notes.append(f"Load average (1 min) after each step: {loads} on {os.cpu_count()} cores; the machine is shared, "
