@@ -75,6 +75,13 @@ class DeferredWrites:
         with self._lock:
             return self._errors.pop(key, [])
 
+    def wait_all(self, timeout: float | None = 30.0) -> None:
+        """Wait for every queued write (errors stay for their key's :meth:`wait`)."""
+        with self._lock:
+            futures = [f for fs in self._pending.values() for f in fs]
+        if futures:
+            wait_futures(futures, timeout=timeout)
+
     def pending(self) -> int:
         """How many queued writes have not finished."""
         with self._lock:

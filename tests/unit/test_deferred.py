@@ -62,6 +62,16 @@ def test_close_waits_for_everything_then_later_writes_run_inline() -> None:
     assert rec.calls[-1][1]["id"] == "late" and rec.calls[-1][2] == threading.current_thread().name
 
 
+def test_wait_all_waits_for_every_key() -> None:
+    rec = _Recorder(delay=0.02)
+    dw = DeferredWrites(rec)  # type: ignore[arg-type]
+    for i in range(4):
+        dw.submit(f"s{i}", "retrievals/log", id=str(i))
+    dw.wait_all()
+    assert len(rec.calls) == 4 and dw.pending() == 0
+    dw.close()
+
+
 def test_wait_for_an_unknown_key_returns_at_once() -> None:
     dw = DeferredWrites(_Recorder())  # type: ignore[arg-type]
     assert dw.wait("nobody", timeout=None) == []
