@@ -1,6 +1,7 @@
 // Everything the pre-call injection reads, in one round trip: the turn the message will become,
 // the facts this session was given within the last $dedupTurns turns (with their embeddings, for
-// the meaning check), the identity, important and recent facts of the scopes the session may see
+// the meaning check; every embedding is left out (null) for the ids in $knownIds, whose vectors the
+// caller already holds), the identity, important and recent facts of the scopes the session may see
 // (global, its project, itself), how many facts those scopes hold, and the vector top $k for
 // $vector (cosine >= $minCosine) over those scopes, each scope searched its own way: an exact scan
 // when it holds at most $exactMax facts, else the vector index (the $fetch nearest facts of every scope, post-filtered on the scope; no in-index
@@ -12,28 +13,28 @@ WITH sess, coalesce(sess.turnCount, 0) + 1 AS turnIndex,
 CALL (sess, turnIndex) {
   OPTIONAL MATCH (sess)-[i:INJECTED]->(f:Fact)
     WHERE i.turnIndex > turnIndex - $dedupTurns
-  RETURN collect(f {.id, .embedding}) AS injected
+  RETURN collect(f {.id, embedding: CASE WHEN f.id IN $knownIds THEN null ELSE f.embedding END}) AS injected
 }
 CALL (scopeKeys) {
   OPTIONAL MATCH (f:Fact)
     WHERE f.scopeKey IN scopeKeys AND f.type = 'identity' AND f.supersededAt IS NULL
       AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
   WITH f ORDER BY f.importance DESC, f.createdAt DESC LIMIT $limit
-  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], .embedding}) AS identity
+  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE f.embedding END}) AS identity
 }
 CALL (scopeKeys) {
   OPTIONAL MATCH (f:Fact)
     WHERE f.scopeKey IN scopeKeys AND f.importance >= $importantMin AND f.type <> 'identity'
       AND f.supersededAt IS NULL AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
   WITH f ORDER BY f.importance DESC, f.createdAt DESC LIMIT $limit
-  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], .embedding}) AS important
+  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE f.embedding END}) AS important
 }
 CALL (scopeKeys) {
   OPTIONAL MATCH (f:Fact)
     WHERE f.scopeKey IN scopeKeys AND f.createdAt >= $since AND f.supersededAt IS NULL
       AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
   WITH f ORDER BY f.createdAt DESC LIMIT $limit
-  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], .embedding}) AS recent
+  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE f.embedding END}) AS recent
 }
 CALL (scopeKeys) {
   OPTIONAL MATCH (sc:FactScope) WHERE sc.key IN scopeKeys
@@ -62,7 +63,7 @@ CALL (scopeKeys) {
     RETURN count(f) AS fetched, min(cosine) AS lowestCosine, coalesce(max(exact), 1) = 1 AS exact,
            collect(CASE WHEN f.scopeKey = key AND f.supersededAt IS NULL AND cosine >= $minCosine
                          AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
-                    THEN f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, .embedding,
+                    THEN f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, embedding: CASE WHEN f.id IN $knownIds THEN null ELSE f.embedding END,
                         subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], cosine: cosine} END)[0..$k] AS found
   }
   WITH collect(exact OR fetched < $fetch OR lowestCosine < $minCosine) AS done, collect(found) AS founds

@@ -68,3 +68,21 @@ def test_llm_answer_parsing_is_lenient() -> None:
     assert facts[1].type == "fact" and facts[1].scope == "global"
     with pytest.raises(ProviderError):
         _parse("no json here")
+
+
+def test_session_vectors_cache_fills_rows_the_server_left_without_a_vector() -> None:
+    from graphmem.facts.inject import _SessionVectors
+
+    sv = _SessionVectors()
+    key = ("model", "s1")
+    assert sv.known(key) == []
+    sv.fill(key, [{"id": "a", "embedding": [1.0, 0.0]}, {"id": "b", "embedding": None}, None])
+    assert sv.known(key) == ["a"]
+    rows: list[dict[str, object] | None] = [{"id": "a", "embedding": None}, {"id": "b", "embedding": None}]
+    sv.fill(key, rows)  # type: ignore[arg-type]
+    assert rows[0] == {"id": "a", "embedding": [1.0, 0.0]} and rows[1] == {"id": "b", "embedding": None}
+    assert sv.known(("other-model", "s1")) == [] and sv.known(("model", "s2")) == []
+    many = [{"id": f"f{i}", "embedding": [float(i)]} for i in range(sv.MAX_PER_SESSION + 10)]
+    sv.fill(key, many)  # type: ignore[arg-type]
+    known = sv.known(key)
+    assert len(known) == sv.MAX_PER_SESSION and "a" not in known and known[-1] == f"f{sv.MAX_PER_SESSION + 9}"
