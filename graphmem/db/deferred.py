@@ -62,6 +62,10 @@ class DeferredWrites:
             log.warning("deferred write %s for %s failed: %s", name, key, e)
             with self._lock:
                 self._errors[key].append(f"{name}: {e}")
+        except Exception as e:  # a bug, not the database: still reported, with its traceback in the log
+            log.exception("deferred write %s for %s failed", name, key)
+            with self._lock:
+                self._errors[key].append(f"{name}: {type(e).__name__}: {e}")
 
     def wait(self, key: str, timeout: float | None = 30.0) -> list[str]:
         """Wait for ``key``'s queued writes; return (and forget) the errors of those that failed."""

@@ -21,6 +21,8 @@ class _Recorder:
         time.sleep(self.delay)
         if params.get("id") == self.fail:
             raise DatabaseError("boom")
+        if params.get("id") == "bug":
+            raise TypeError("not a database error")
         self.calls.append((name, params, threading.current_thread().name))
         return []
 
@@ -48,6 +50,8 @@ def test_a_failed_write_is_reported_once_to_its_key_only() -> None:
     assert len(errors) == 1 and "retrievals/log" in errors[0] and "boom" in errors[0]
     assert dw.wait("s1") == []  # reported once
     assert [c[1]["id"] for c in rec.calls] == ["good"]
+    dw.submit("s3", "retrievals/log", id="bug")  # a bug in the write is reported the same way
+    assert dw.wait("s3") == ["retrievals/log: TypeError: not a database error"]
     dw.close()
 
 
