@@ -80,7 +80,7 @@ class GrowthConfig:
     worker_turns: int = 400
     summarizer_turns: int = 500
     batch_sessions: int = 10  # sessions (of 100 nodes) per load statement
-    worker_embeds: bool = True  # False on a shared server: the worker's embedding pass is not scoped
+    worker_embeds: bool = True  # False: the worker summarises without an embedder
     seed: int = 7
     idle_wait_seconds: float = 900.0  # after each load, wait up to this long for the server to go idle
 

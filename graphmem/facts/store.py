@@ -67,7 +67,6 @@ _REMEMBER_FETCH = {False: 200, True: 20}
 """Nearest facts remember() asks the index for (k=5): over-fetch for the post-filter of 5.26, 4 x k
 where the SEARCH clause filters on the scope inside the index (HNSW cost grows with the limit; an
 incomplete answer is widened)."""
-"""Index over-fetch of remember's check (k=5): all scopes post-filtered (5.26), or the scope's own."""
 
 
 def _scopes(scopes: Sequence[ScopeLike] | ScopeLike | None) -> list[str] | None:

@@ -55,11 +55,17 @@ def test_a_failed_write_is_reported_once_to_its_key_only() -> None:
     dw.close()
 
 
-def test_close_waits_for_everything_then_later_writes_run_inline() -> None:
-    rec = _Recorder(delay=0.05)
+def _queued(n: int, delay: float) -> tuple[_Recorder, DeferredWrites]:
+    """A writer with ``n`` slow writes queued, one per key."""
+    rec = _Recorder(delay=delay)
     dw = DeferredWrites(rec)  # type: ignore[arg-type]
-    for i in range(3):
+    for i in range(n):
         dw.submit(f"s{i}", "retrievals/log", id=str(i))
+    return rec, dw
+
+
+def test_close_waits_for_everything_then_later_writes_run_inline() -> None:
+    rec, dw = _queued(3, 0.05)
     dw.close()
     assert len(rec.calls) == 3
     dw.submit("s9", "retrievals/log", id="late")
@@ -67,10 +73,7 @@ def test_close_waits_for_everything_then_later_writes_run_inline() -> None:
 
 
 def test_wait_all_waits_for_every_key() -> None:
-    rec = _Recorder(delay=0.02)
-    dw = DeferredWrites(rec)  # type: ignore[arg-type]
-    for i in range(4):
-        dw.submit(f"s{i}", "retrievals/log", id=str(i))
+    rec, dw = _queued(4, 0.02)
     dw.wait_all()
     assert len(rec.calls) == 4 and dw.pending() == 0
     dw.close()
