@@ -22,6 +22,8 @@ __all__ = [
     "managed_server_pid",
     "peak_rss_mb",
     "percentiles",
+    "read_part_results",
+    "results_source_note",
     "timed_ms",
     "wait_for_idle_server",
     "write_results",
@@ -201,3 +203,28 @@ def write_results(result: BenchResult, out_dir: Path) -> tuple[Path, Path]:
          "figures": result.figures, "notes": result.notes}, indent=2) + "\n")
     md.write_text(result.markdown())
     return js, md
+
+
+def read_part_results(path: Path, name: str) -> dict[str, Any]:
+    """A results JSON written by ``graphmem bench <name>`` (``{"name", "command", "figures", ...}``),
+    checked to be that benchmark's; a clear ``ValueError`` otherwise (wrong file, not JSON)."""
+    try:
+        loaded = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ValueError(f"cannot read the {name} results {path}: {e.strerror or e}") from e
+    except ValueError as e:
+        raise ValueError(f"{path} is not a results JSON: {e}") from e
+    if not isinstance(loaded, dict) or not isinstance(loaded.get("figures"), dict):
+        raise ValueError(f"{path} is not a results file of `graphmem bench {name}` (no figures)")
+    if loaded.get("name") != name:
+        raise ValueError(f"{path} holds the results of `graphmem bench {loaded.get('name')}`, not of "
+                         f"`graphmem bench {name}`")
+    return loaded
+
+
+def results_source_note(path: Path, loaded: Mapping[str, Any]) -> str:
+    """The note a report section carries when its figures come from a committed results file."""
+    when = (loaded.get("figures", {}).get("machine") or {}).get("date")
+    return (f"Figures read from `{path}`, not measured in this run"
+            + (f" (measured {when})" if when else "")
+            + f"; command there: `{loaded.get('command')}`.")

@@ -38,7 +38,14 @@ import numpy as np
 
 from ..memory import GraphMemory
 from ..models import TurnIn
-from .common import machine_info, peak_rss_mb, percentiles, wait_for_idle_server
+from .common import (
+    machine_info,
+    peak_rss_mb,
+    percentiles,
+    read_part_results,
+    results_source_note,
+    wait_for_idle_server,
+)
 from .parts import Headline, PartResult
 
 __all__ = [
@@ -46,6 +53,7 @@ __all__ = [
     "DEDICATED_PAGECACHE",
     "GrowthConfig",
     "dedicated_memory",
+    "part_from_results",
     "register",
     "run_growth",
     "run_part",
@@ -653,6 +661,19 @@ def part_result(figures: dict[str, Any], plots: list[Path], dedicated: bool) -> 
     return PartResult(name="growth", title="How cost grows: 1k to 1M turns + summaries",
                       figures=figures, markdown=growth_markdown(figures), plots=plots,
                       headline=_headline(figures), notes=_notes(figures, dedicated))
+
+
+def part_from_results(path: Path, out_dir: Path) -> PartResult:
+    """The growth part rebuilt from a ``growth.json`` written by ``graphmem bench growth`` (the 1M step
+    takes the better part of an hour, so ``bench all --growth-results`` can reuse a committed run): the
+    same tables and headline, the plots drawn again under ``out_dir``, the file's own notes, and a first
+    note naming the file and the command that produced it."""
+    loaded = read_part_results(path, "growth")
+    figures: dict[str, Any] = loaded["figures"]
+    res = part_result(figures, _plots(figures, out_dir), dedicated="disk_after_shutdown" in figures)
+    res.notes = [results_source_note(path, loaded), *[str(n) for n in loaded.get("notes", res.notes)]]
+    res.figures = {**figures, "source": str(path), "source_command": loaded.get("command")}
+    return res
 
 
 def write_growth(result: PartResult, out_dir: Path, command: str) -> tuple[Path, Path]:

@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from ..memory import GraphMemory
-from .common import machine_info, peak_rss_mb
+from .common import machine_info, peak_rss_mb, read_part_results, results_source_note
 from .parts import Headline, PartResult
 
-__all__ = ["Corpus", "generate_corpus", "register", "run_import", "run_part"]
+__all__ = ["Corpus", "generate_corpus", "part_from_results", "register", "run_import", "run_part"]
 
 Log = Callable[[str], None]
 
@@ -457,6 +457,18 @@ def part_result(figures: dict[str, Any], plots: list[Path] | None = None) -> Par
     ]
     return PartResult(name="import", title="Bulk import throughput", figures=figures,
                       markdown=import_markdown(figures), plots=plots or [], headline=headline, notes=_notes(figures))
+
+
+def part_from_results(path: Path, out_dir: Path) -> PartResult:
+    """The import part rebuilt from an ``import.json`` written by ``graphmem bench import``
+    (``bench all --import-results``): same tables and headline, the plot drawn again under
+    ``out_dir``, the file's notes after one naming the file and its command."""
+    loaded = read_part_results(path, "import")
+    figures: dict[str, Any] = loaded["figures"]
+    res = part_result(figures, [_plot(figures, out_dir)])
+    res.notes = [results_source_note(path, loaded), *[str(n) for n in loaded.get("notes", res.notes)]]
+    res.figures = {**figures, "source": str(path), "source_command": loaded.get("command")}
+    return res
 
 
 def write_import(result: PartResult, out_dir: Path, command: str) -> tuple[Path, Path]:

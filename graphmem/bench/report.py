@@ -43,7 +43,8 @@ __all__ = [
 ALL_PARTS: tuple[str, ...] = ("writes", "retrieval", "quality", "growth", "import")
 DEFAULT_OUT = Path("benchmarks/report")
 EXTERNAL = {"growth": "graphmem.bench.growth", "import": "graphmem.bench.importing"}
-"""Parts built in their own modules, each exposing ``register(verbs)`` and ``run_part(*, out_dir, quick)``."""
+"""Parts built in their own modules, each exposing ``register(verbs)``, ``run_part(*, out_dir, quick)`` and
+``part_from_results(path, out_dir)`` (the part rebuilt from the results JSON its own verb wrote)."""
 
 
 @dataclass
@@ -65,6 +66,12 @@ class PartOptions:
     locomo_data: Path = Path("../shared/benchmarks/locomo/locomo10.json")
     locomo_convs: int | None = None
     locomo_results: Path | None = None
+    growth_results: Path | None = None  # reuse `graphmem bench growth`'s growth.json (the 1M step takes ~40 min)
+    import_results: Path | None = None  # reuse `graphmem bench import`'s import.json
+
+    def results_for(self, name: str) -> Path | None:
+        """The results file an external part is read from instead of being measured (None: measure it)."""
+        return {"growth": self.growth_results, "import": self.import_results}.get(name)
 
     @classmethod
     def for_quick(cls, **over: Any) -> PartOptions:
@@ -160,7 +167,12 @@ def run_parts(
                     run.skipped.append(SkippedPart(name, f"module {EXTERNAL[name]} is not available in this build"))
                     log(f"part {name}: skipped (module {EXTERNAL[name]} not available)")
                     continue
-                res = mod.run_part(out_dir=out_dir, quick=options.quick, **(external_kwargs or {}).get(name, {}))
+                reuse = options.results_for(name)
+                if reuse is not None:
+                    log(f"part {name}: figures read from {reuse}")
+                    res = mod.part_from_results(reuse, out_dir)
+                else:
+                    res = mod.run_part(out_dir=out_dir, quick=options.quick, **(external_kwargs or {}).get(name, {}))
         except Exception as e:  # one broken part must not lose the others' figures
             run.skipped.append(SkippedPart(name, f"failed: {type(e).__name__}: {e}"))
             log(f"part {name} failed:\n{traceback.format_exc()}")
@@ -223,6 +235,9 @@ def write_report(
     info = run_info or {}
     for p in parts:
         md += [f"## {p.title}", "", p.markdown.rstrip(), ""]
+        unlinked = [x for x in p.plots if f"]({_rel(x, out_dir)})" not in p.markdown]
+        if unlinked:  # growth/import leave their plots to the caller (their own .md links them too)
+            md += [*[f"![{x.stem.replace('_', ' ')}]({_rel(x, out_dir)})" for x in unlinked], ""]
         secs = info.get("seconds", {}).get(p.name)
         load = info.get("load_average_start_end", {}).get(p.name)
         extra = []

@@ -65,6 +65,12 @@ def _add_report_args(p: Any, *, parts: bool, sub: str = "") -> None:
                        help="quality: only the first N LoCoMo conversations (default all; 1 with --quick)")
         p.add_argument("--locomo-results", type=Path, default=None,
                        help="quality: read graphmem's figures from this locomo.json instead of measuring them")
+        p.add_argument("--growth-results", type=Path, default=None,
+                       help="growth: read the figures from this growth.json (`graphmem bench growth`) instead of "
+                            "measuring them")
+        p.add_argument("--import-results", type=Path, default=None,
+                       help="import: read the figures from this import.json (`graphmem bench import`) instead of "
+                            "measuring them")
 
 
 def _register_report_verbs(verbs: Any) -> None:
@@ -103,6 +109,9 @@ def _options(args: argparse.Namespace) -> Any:
         opts.locomo_convs = args.locomo_convs
     if getattr(args, "locomo_results", None) is not None:
         opts.locomo_results = args.locomo_results
+    for name in ("growth_results", "import_results"):
+        if getattr(args, name, None) is not None:
+            setattr(opts, name, getattr(args, name))
     if getattr(args, "rounds", None) is not None:
         opts.writes_rounds = args.rounds
     if getattr(args, "sizes", None):

@@ -97,7 +97,7 @@ def test_bench_all_quick_report(database: Database, tmp_path: Path) -> None:
         assert part.plots, part.name
         for p in part.plots:
             assert p.exists() and p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-            assert f"]({p.name})" in text or part.name not in {"writes", "retrieval", "quality"}
+            assert f"]({p.name})" in text
     for name in missing:
         assert f"**{name}**" in text and any(s["name"] == name for s in report["skipped"])
 
