@@ -376,13 +376,22 @@ def neo4j_kill_run(
 # 2. worker SIGKILL
 
 
-def _victim_main(uri: str, user: str, password: str, scope: str, owner: str, lease: float) -> None:
-    """A summarizer worker (extractive, no embedder) in a forkserver child; it runs until killed."""
+def _victim_main(uri: str, user: str, password: str, scope: str, owner: str, lease: float, ready: Any = None,
+                 ready_at: Any = None) -> None:
+    """A summarizer worker (extractive, no embedder) in a forkserver child; it runs until killed.
+    ``ready`` (an Event) is set once connected, just before the worker's first plan and claim, with
+    ``ready_at`` (a shared double) holding that ``time.monotonic()`` (system-wide on Linux), so the
+    parent can time the kill from there rather than from the process start."""
     from ..db import Database
     from ..providers import ExtractiveSummarizer
     from ..worker import SummaryWorker, WorkerConfig
 
     db = Database(uri, user, password)
+    db.ping()
+    if ready_at is not None:
+        ready_at.value = time.monotonic()
+    if ready is not None:
+        ready.set()
     cfg = WorkerConfig(scope=scope, lease_seconds=lease, claim_batch=2, poll_seconds=0.1, retry_base_seconds=0.5)
     SummaryWorker(db, ExtractiveSummarizer(), None, cfg, owner=owner).run()
 
@@ -455,7 +464,10 @@ def worker_kill_run(
     log: Log = _print,
 ) -> dict[str, Any]:
     """SIGKILL summarizer workers ``kills`` times at random points while turns keep arriving
-    (``max_seconds`` stops killing early; the figures say how many kills ran)."""
+    (``max_seconds`` stops killing early; the figures say how many kills ran). Each victim's random
+    lifetime (``alive_seconds``) starts when it is connected and about to claim work, not at its
+    process start, so the kills land in planning, claiming, summarising and writing rather than in
+    the interpreter's start-up."""
     from ..check import check_hierarchy
     from ..db import Database
     from ..memory import GraphMemory
@@ -494,10 +506,11 @@ def worker_kill_run(
     t_start = time.monotonic()
     wt = threading.Thread(target=writer, name="fault-writer", daemon=True)
     wt.start()
-    alive: list[tuple[Any, float]] = []
+    alive: list[tuple[Any, Any, Any]] = []  # (process, its ready Event, its ready time), oldest first
     done_kills = 0
     spawned = 0
     exited_early = 0
+    not_ready = 0
     lifetimes: list[float] = []
     checks_failed: list[str] = []
     checks = 0
@@ -508,20 +521,26 @@ def worker_kill_run(
                 log(f"worker kills: time budget reached after {done_kills} kills")
                 break
             while len(alive) < victims:
-                p = ctx.Process(target=_victim_main, args=(uri, user, password, ns, f"victim{spawned}", lease_seconds),
-                                daemon=True)
+                ready, ready_at = ctx.Event(), ctx.Value("d", 0.0)
+                p = ctx.Process(target=_victim_main, args=(uri, user, password, ns, f"victim{spawned}", lease_seconds,
+                                                           ready, ready_at), daemon=True)
                 p.start()
                 spawned += 1
-                alive.append((p, time.monotonic() + rng.uniform(*alive_seconds)))
-            alive.sort(key=lambda x: x[1])
-            p, when = alive.pop(0)
-            time.sleep(max(0.0, when - time.monotonic()))
+                alive.append((p, ready, ready_at))
+            p, ready, ready_at = alive.pop(0)
+            life = rng.uniform(*alive_seconds)
+            if ready.wait(timeout=30):
+                start = float(ready_at.value)
+            else:  # not connected within 30 s: kill it wherever it is
+                not_ready += 1
+                start = time.monotonic()
+            time.sleep(max(0.0, start + life - time.monotonic()))
             if p.is_alive() and p.pid is not None:
                 os.kill(p.pid, signal.SIGKILL)
             else:
                 exited_early += 1
             p.join(timeout=30)
-            lifetimes.append(when)
+            lifetimes.append(life)
             done_kills += 1
             if done_kills % check_every == 0 or done_kills == kills or (
                     max_seconds is not None and time.monotonic() - t_start > max_seconds):
@@ -535,7 +554,7 @@ def worker_kill_run(
     finally:
         stop.set()
         wt.join(timeout=30)
-        for p, _ in alive:
+        for p, _, _ in alive:
             if p.is_alive() and p.pid is not None:
                 os.kill(p.pid, signal.SIGKILL)
             p.join(timeout=30)
@@ -569,6 +588,9 @@ def worker_kill_run(
         "victims_at_once": victims,
         "workers_spawned": spawned,
         "exited_before_kill": exited_early,
+        "not_ready_within_30s": not_ready,
+        "lifetime_after_ready_s": {"min": round(min(lifetimes), 3) if lifetimes else None,
+                                   "max": round(max(lifetimes), 3) if lifetimes else None},
         "sessions": sessions,
         "turns_written": written[0],
         "turns_stored": turns,
@@ -577,6 +599,7 @@ def worker_kill_run(
         "intermediate_checks_failed": checks_failed[:3],
         "sessions_pending_after_kills": pending_before,
         "catch_up_summaries": stats.summaries_written,
+        "summaries_by_victims": sum(int(v) for v in shape["summaries_by_level"].values()) - stats.summaries_written,
         "catch_up_s": round(catch_up, 1),
         "catch_up_jobs_dropped_or_lost": stats.jobs_dropped + stats.jobs_lost,
         "check_complete_ok": final.ok,
@@ -1120,8 +1143,8 @@ def _run(args: argparse.Namespace) -> int:
                                 max_seconds=budget)
             write_fault_results(out, {"worker_kill": r}, command=command, notes=[
                 "Victims are library workers (extractive summarizer, no embedder) forked from a forkserver "
-                "with graphmem preloaded, SIGKILLed at a uniform random 0.05-1.2 s after start, two at a time, "
-                "lease 1 s; a writer adds turns throughout; `graphmem check` runs every 100 kills and "
+                "with graphmem preloaded, two at a time, each SIGKILLed at a uniform random 0.05-1.2 s after it is "
+                "connected and about to plan/claim (its start-up is not counted), lease 1 s; a writer adds turns throughout; `graphmem check` runs every 100 kills and "
                 "`graphmem check --complete` (CLI) after a final catch-up worker.",
             ])
             ok &= bool(r["ok"])
@@ -1134,8 +1157,7 @@ def _run(args: argparse.Namespace) -> int:
                 "jobs whose call exhausts its attempts end `failed` and show in `graphmem worker status`; "
                 "phase 2 runs `retry-failed` and the shipped configuration (LLM with extractive fallback, "
                 "3 attempts per call, 5 per job). The embedder has 3 attempts per call throughout; a failed "
-                "embedding batch stays pending and is retried by the next round. Runs on the dedicated server "
-                "(the worker's embedding pass is not scoped to a namespace).",
+                "embedding batch stays pending and is retried by the next round. Runs on the dedicated server.",
             ])
             ok &= bool(r["ok"])
     finally:

@@ -50,6 +50,7 @@ def test_worker_sigkills_leave_no_half_or_duplicate_summary(
     assert r["half_written"] == 0 and r["duplicate_children"] == 0 and r["duplicate_cover_keys"] == 0
     assert r["graphmem_check_exit"] == 0, r["graphmem_check_output"]
     assert r["turns_stored"] == r["turns_written"] == r["level1_summaries"]
+    assert r["summaries_by_victims"] >= 0 and r["lifetime_after_ready_s"]["max"] <= 1.2
     assert r["ok"], r
 
 
