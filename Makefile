@@ -10,7 +10,7 @@ export GRAPHMEM_TEST_STRICT := 1
 LTS_VERSION     := 5.26.30
 DEFAULT_VERSION := 2026.08.1
 
-.PHONY: demo test sysdeps lint unit integration integration-lts integration-default reliability-tests bench clean
+.PHONY: demo test sysdeps lint unit integration integration-lts integration-default bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,10 +51,6 @@ integration-default: $(STAMP)
 	GRAPHMEM_TEST_NEO4J_VERSION=$(DEFAULT_VERSION) $(BIN)/python -m pytest $(PYTEST_OPTS) tests/integration
 
 integration: integration-lts integration-default
-
-## Tests kept out of `make test` (see the docstring of each file in tests/reliability/): default server only.
-reliability-tests: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_OPTS) tests/reliability
 
 ## The benchmark commands one by one (each prints figures and writes benchmarks/results/<name>.md/json).
 bench: $(STAMP)

@@ -831,8 +831,12 @@ def _until_quiet(worker: Any, db: Any, sids: Sequence[str], *, include_failed: b
         for sid in sids:
             rows = db.read("check/forest", sessionId=sid)
             jobs = rows[0]["jobs"] if rows else []
-            busy += sum(1 for j in jobs if not (include_failed and j["state"] == "failed"))
-            busy += sum(1 for t in (rows[0]["turns"] if rows else []) if t["summaryState"] != "done")
+            failed = [j for j in jobs if include_failed and j["state"] == "failed"]
+            busy += len(jobs) - len(failed)
+            # a turn whose level-1 job failed for good stays unsummarised until `retry-failed`: settled here
+            settled = {c for j in failed for c in (j.get("childIds") or [])}
+            busy += sum(1 for t in (rows[0]["turns"] if rows else [])
+                        if t["summaryState"] != "done" and t["id"] not in settled)
         if busy == 0:
             break
         time.sleep(0.3)  # backoffs (jobs' retry time, the embedder's failed batch) pass

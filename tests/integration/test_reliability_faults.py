@@ -3,8 +3,9 @@
 * Neo4j SIGKILLed twice under writer processes (the Stop-hook path), restarted by ``graphmem db
   up``, on a dedicated managed server in a temporary home with free ports: nothing acknowledged or
   spooled is lost, nothing is duplicated, indexes stay contiguous.
-* (The OpenAI-compatible server failing 30 % of requests is in ``tests/reliability/``, outside the
-  CI suite: see that file.)
+* The OpenAI-compatible server (a real local HTTP server) failing 30 % of requests with 429, 500 or a
+  stall, at a small size on the dedicated server: failed jobs visible, then everything converges,
+  attempts bounded.
 * Summarizer workers SIGKILLed ten times at random points (shared test server, own namespace).
 * Stop hooks with a full, read-only or size-limited ``$GRAPHMEM_HOME``: one clear line, exit 0.
 """
@@ -20,6 +21,7 @@ from graphmem.reliability.faults import (
     ServerSpec,
     disk_fault_run,
     neo4j_kill_run,
+    openai_fault_run,
     worker_kill_run,
 )
 
@@ -61,3 +63,18 @@ def test_full_or_read_only_home_is_one_clear_line_and_exit_0() -> None:
         assert case["clear_reason"] and not case["cursor_moved"], case
         assert case["after_recovery_spooled_turns"] == 3, case  # nothing lost once space is back
     assert r["ok"], r
+
+
+def test_openai_faults_converge_with_bounded_attempts(dedicated: ServerSpec) -> None:
+    server = dedicated.server()
+    st = server.state() or server.start()
+    r = openai_fault_run(uri=st.uri, user="neo4j", password=server.password(), home=dedicated.home, turns=12,
+                         sessions=2, fault_rate=0.3, force_failures=1, log=lambda _m: None)
+    out = r["requests_by_outcome"]
+    assert any(k.endswith((":429", ":500", ":stall")) for k in out), out  # faults were injected
+    phase1 = r["phases"]["llm_only"]
+    assert phase1["jobs_failed"] >= 1 and phase1["failed_shown_by_worker_status"] == phase1["jobs_failed"]
+    assert r["phases"]["fallback"]["retried_failed_jobs"] == phase1["jobs_failed"]
+    assert r["attempts_bounded"], r["max_attempts_seen"]
+    assert r["turns_stored"] == 12 and r["turns_not_embedded"] == 0 and r["failed_jobs_left"] == 0
+    assert r["check_complete_ok"] and r["ok"], r
