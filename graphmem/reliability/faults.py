@@ -774,6 +774,7 @@ def openai_fault_run(
             methods[m.method or "?"] += 1
         stored += len(base.load_session(sid).turns)
     pending_embed = _unembedded(db, sids)
+    server_version = db.server_info().version
     db.close()
     outcome: Counter[str] = Counter()
     for r in requests:
@@ -787,6 +788,7 @@ def openai_fault_run(
           and report.summaries[1] > 0)
     return {
         "ok": ok,
+        "neo4j": server_version,
         "fault_rate": fault_rate,
         "turns": turns,
         "turns_stored": stored,
