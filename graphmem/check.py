@@ -18,10 +18,17 @@ Each session's summary forest is exported (``cypher/check/forest.cypher``) into 
   marked ``summaryState: 'pending'``.
 
 Warnings (not failures): ``not-contiguous`` subtrees, and failed summary jobs.
+
+Neo4j reads are read-committed: one export statement can read a session's turns before a worker's
+commit and its summaries after it (a turn still ``pending`` that a new summary already covers). A
+session whose export shows an error is therefore read again (up to twice, 0.2 s apart) and judged
+on the last read; an error in the data persists across reads, a race does not.
+``CheckReport.rereads`` counts the extra reads.
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -63,6 +70,8 @@ class CheckReport:
     failed_jobs: int = 0
     complete: bool = False
     problems: list[Problem] = field(default_factory=list)
+    rereads: int = 0
+    """Sessions exported again because the first read showed an error (see the module docstring)."""
 
     @property
     def errors(self) -> list[Problem]:
@@ -104,6 +113,7 @@ class CheckReport:
             "queued_jobs": self.queued_jobs,
             "failed_jobs": self.failed_jobs,
             "complete": self.complete,
+            "rereads": self.rereads,
             "problems": [p.__dict__ for p in self.problems],
         }
 
@@ -261,7 +271,32 @@ def check_hierarchy(
         rows = db.read("check/sessions", path=path, prefix=(path.rstrip("/") + "/") if path else None)
         ids = [r["id"] for r in rows]
     for sid in ids:
-        rows = db.read("check/forest", sessionId=sid)
-        if rows:
-            check_forest(rows[0], complete=complete, report=report)
+        one: CheckReport | None = None
+        for attempt in range(1 + FOREST_REREADS):
+            if attempt:
+                report.rereads += 1
+                time.sleep(REREAD_PAUSE_S)
+            rows = db.read("check/forest", sessionId=sid)
+            if not rows:
+                one = None
+                break
+            one = check_forest(rows[0], complete=complete)
+            if one.ok:
+                break
+        if one is not None:
+            _merge(report, one)
     return report
+
+
+FOREST_REREADS = 2
+REREAD_PAUSE_S = 0.2
+
+
+def _merge(into: CheckReport, one: CheckReport) -> None:
+    into.sessions += one.sessions
+    into.turns += one.turns
+    into.summaries.update(one.summaries)
+    into.awaiting += one.awaiting
+    into.queued_jobs += one.queued_jobs
+    into.failed_jobs += one.failed_jobs
+    into.problems += one.problems

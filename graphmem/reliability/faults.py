@@ -561,12 +561,17 @@ def worker_kill_run(
     kill_phase = time.monotonic() - t_start
     pending_before = sum(mem.raw_history_chars(s) > 0 for s in sids)
     time.sleep(lease_seconds + 0.5)  # the killed workers' leases expire
+    from ..worker import retry_failed_jobs, worker_status
+
+    # A job whose workers keep dying is failed for good after `max_lost_leases` (25) expired leases:
+    # the crash-loop guard, visible in `graphmem worker status`. In a kill storm that is the designed
+    # outcome; the operator's answer is `graphmem worker retry-failed`, which is what happens here.
+    failed_in_storm = [f for f in worker_status(db, failed_limit=1000).failed if f.get("sessionId") in sids]
+    retried = sum(retry_failed_jobs(db, sid) for sid in sids)
     t_catch = time.monotonic()
     catcher = SummaryWorker(db, ExtractiveSummarizer(), None,
                             WorkerConfig(scope=ns, lease_seconds=30, retry_base_seconds=0.5))
     stats = catcher.run_until_idle()
-    from ..worker import worker_status
-
     failed_jobs = [f for f in worker_status(db, failed_limit=1000).failed if f.get("sessionId") in sids]
     catch_up = time.monotonic() - t_catch
     final = check_hierarchy(db, sids, complete=True)
@@ -598,6 +603,9 @@ def worker_kill_run(
         "intermediate_checks": checks,
         "intermediate_checks_failed": checks_failed[:3],
         "sessions_pending_after_kills": pending_before,
+        "jobs_failed_during_kills": len(failed_in_storm),
+        "why_failed_during_kills": sorted({str(f.get("lastError"))[:160] for f in failed_in_storm})[:3],
+        "failed_jobs_retried": retried,
         "catch_up_summaries": stats.summaries_written,
         "summaries_by_victims": sum(int(v) for v in shape["summaries_by_level"].values()) - stats.summaries_written,
         "catch_up_s": round(catch_up, 1),
@@ -1150,7 +1158,9 @@ def _run(args: argparse.Namespace) -> int:
             write_fault_results(out, {"worker_kill": r}, command=command, notes=[
                 "Victims are library workers (extractive summarizer, no embedder) forked from a forkserver "
                 "with graphmem preloaded, two at a time, each SIGKILLed at a uniform random 0.05-1.2 s after it is "
-                "connected and about to plan/claim (its start-up is not counted), lease 1 s; a writer adds turns throughout; `graphmem check` runs every 100 kills and "
+                "connected and about to plan/claim (its start-up is not counted), lease 1 s; a job whose lease "
+                "expired 25 times is failed by the crash-loop guard (visible in `graphmem worker status`) and "
+                "retried with `retry-failed` before the catch-up; a writer adds turns throughout; `graphmem check` runs every 100 kills and "
                 "`graphmem check --complete` (CLI) after a final catch-up worker.",
             ])
             ok &= bool(r["ok"])

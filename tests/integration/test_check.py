@@ -76,6 +76,9 @@ def test_each_broken_invariant_is_reported(memory: GraphMemory, database: Databa
         tamper(ids[name], _levels(memory, ids[name]))
     whole = check_hierarchy(database, path=namespace, complete=True)
     assert whole.sessions == len(breaks) + 1 and not whole.ok
+    # a broken session is read again twice (a read racing a worker's commit is not an error); the
+    # errors persist, and the sound session is read once
+    assert whole.rereads == 2 * len(breaks)
     assert not {p.session_id for p in whole.errors} & {ids["sound"]}
     for name, (expected, _) in breaks.items():
         got = {p.code for p in whole.errors if p.session_id == ids[name]}
