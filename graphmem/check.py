@@ -91,6 +91,9 @@ class CheckReport:
             f"checked {self.sessions} session(s): {self.turns} turns, summaries {levels}",
             f"turns awaiting a summary: {self.awaiting}; jobs queued: {self.queued_jobs}, failed: {self.failed_jobs}",
         ]
+        if self.rereads:
+            lines.append(f"re-read {self.rereads} time(s): a first read showed an error (judged on the last read; "
+                         "a read racing a worker's commit is not an error, a broken invariant persists)")
         errors, warnings = self.errors, [p for p in self.problems if p.severity == "warning"]
         if errors:
             by_code = Counter(p.code for p in errors)
