@@ -106,6 +106,10 @@ _TTL_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(seconds?|secs?|s|minutes?|mins?|m|ho
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
 
 
+MAX_TTL = timedelta(days=1000 * 365)
+"""The longest TTL accepted (an expiry must stay a representable date; 'never' is the way to say never)."""
+
+
 def parse_ttl(ttl: str | timedelta | None) -> timedelta | None:
     """A readable duration -> timedelta: ``"1h"``, ``"7d"``, ``"30d"``, ``"2w"``, ``"1h30m"``,
     ``"90 minutes"``. ``None`` is no TTL; ``"never"`` / ``"permanent"`` returns ``timedelta.max``
@@ -115,6 +119,11 @@ def parse_ttl(ttl: str | timedelta | None) -> timedelta | None:
     if isinstance(ttl, timedelta):
         if ttl <= timedelta(0):
             raise InvalidInput("a TTL must be positive")
+        if ttl == timedelta.max:
+            return ttl  # the "never" marker
+        if ttl > MAX_TTL:
+            raise InvalidInput(f"a TTL of {ttl.days:,} days is longer than {MAX_TTL.days // 365} years: use 'never' "
+                               "for a fact that does not expire")
         return ttl
     text = str(ttl).strip().lower()
     if text in (NEVER, "permanent", "none", "null", "forever"):
@@ -131,6 +140,9 @@ def parse_ttl(ttl: str | timedelta | None) -> timedelta | None:
         pos = m.end()
     if pos != len(compact) or not compact or total <= 0:
         raise InvalidInput(f"invalid TTL {ttl!r}: use a duration like '1h', '7d', '30d', '2w' or 'never'")
+    if total > MAX_TTL.total_seconds():
+        raise InvalidInput(f"TTL {ttl!r} is longer than {MAX_TTL.days // 365} years: use 'never' for a fact that "
+                           "does not expire")
     return timedelta(seconds=total)
 
 

@@ -33,6 +33,15 @@ def test_parse_ttl_special_and_invalid() -> None:
     for bad in ("", "soon", "7", "d7", "0d", "-1d", "7d garbage"):
         with pytest.raises(InvalidInput):
             parse_ttl(bad)
+    # an expiry must stay a date: past 1000 years it is a clear error, not an OverflowError (found by the
+    # hostile run: remember(ttl="99999999d"))
+    assert parse_ttl("999y") == timedelta(days=999 * 365)
+    for huge in ("99999999d", "1e400d".replace("e400", "0" * 400), "1001y"):
+        with pytest.raises(InvalidInput, match="never"):
+            parse_ttl(huge)
+    with pytest.raises(InvalidInput, match="never"):
+        parse_ttl(timedelta(days=10**6))
+    assert parse_ttl(timedelta.max) == timedelta.max
 
 
 def test_scopes() -> None:
