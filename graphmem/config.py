@@ -11,15 +11,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["DEFAULT_NEO4J_VERSION", "LTS_NEO4J_VERSION", "Settings", "default_home"]
+__all__ = ["DEFAULT_HOOK_REPLAY_SECONDS", "DEFAULT_NEO4J_VERSION", "LTS_NEO4J_VERSION", "Settings", "default_home"]
 
 DEFAULT_NEO4J_VERSION = "2026.08.1"
 """Newest Neo4j Community release on Maven Central that starts on the Temurin 25 JDK here."""
 LTS_NEO4J_VERSION = "5.26.30"
 """The 5.26 LTS line (Java 17 or 21), the most deployed server; CI runs the tests on both."""
+DEFAULT_HOOK_REPLAY_SECONDS = 2.0
+"""Seconds a Stop hook spends replaying the spool before it spools its own turns behind the rest."""
 
 
 def default_home() -> Path:
@@ -46,6 +48,12 @@ class Settings(BaseSettings):
     )
     connect_timeout: float = 5.0
     """Seconds to wait for Neo4j before raising DatabaseUnavailable."""
+
+    # --- hooks ---
+    hook_replay_seconds: float = DEFAULT_HOOK_REPLAY_SECONDS
+    """GRAPHMEM_HOOK_REPLAY_SECONDS: how long a Stop hook replays a spool backlog before it spools its
+    own turns behind what is left and returns (0 = no limit). ``graphmem spool replay``, ``graphmem
+    db up`` and the daemon's timer replay everything."""
 
     # --- managed local server ---
     neo4j_version: str = DEFAULT_NEO4J_VERSION
@@ -98,6 +106,13 @@ class Settings(BaseSettings):
     (GRAPHMEM_WORKER_YIELD_SECONDS; 0 = never yield). See :mod:`graphmem.activity`."""
     worker_test_delay_seconds: float = 0.0
     """Tests only: sleep this long between summarizing a job and writing it (kill tests)."""
+
+    @field_validator("hook_replay_seconds")
+    @classmethod
+    def _non_negative_seconds(cls, value: float) -> float:
+        if not value >= 0:  # also rejects NaN
+            raise ValueError("GRAPHMEM_HOOK_REPLAY_SECONDS must be a number of seconds >= 0 (0 = no limit)")
+        return value
 
     @classmethod
     def load(cls) -> Settings:

@@ -79,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
                                       embedding_dimensions=settings.embedding_dimensions))
         return holder[0]
 
-    service = HookService(Path(settings.home), memory, worktree_as_project=True, brief=False)
+    service = HookService(Path(settings.home), memory, worktree_as_project=True, brief=False,
+                          replay_seconds=settings.hook_replay_seconds)
     sids = session_ids(args.run, args.writer, args.sessions)
     stop = Path(args.stop)
     seq = 0

@@ -4,7 +4,9 @@ It keeps the Neo4j driver (connection pool) and the embedder loaded, and listens
 (``$GRAPHMEM_HOME/daemon.sock``, mode 0600, in the 0700 home; a short path under ``/tmp`` in a
 0700 folder when the home path is too long for AF_UNIX). The protocol is one JSON line each way:
 ``{"v": 1, "op": "hook"|"ping"|"replay"|"stop", ...}``. Besides the hooks it replays the spool
-every 15 s while it holds entries, and (``GRAPHMEM_DAEMON_WORKER``, default on) runs the
+every 15 s while it holds entries (all of it, in a background thread: a hook that comes meanwhile
+finds the replay busy and spools its turns behind at once; hooks themselves replay for at most
+``GRAPHMEM_HOOK_REPLAY_SECONDS``), and (``GRAPHMEM_DAEMON_WORKER``, default on) runs the
 summarizer worker in a low-priority thread, so embeddings and summaries never slow a hook.
 
 One daemon per ``$GRAPHMEM_HOME`` (an ``flock`` on ``daemon.lock`` held for its lifetime). It
@@ -147,7 +149,8 @@ class Daemon:
         self._worker_db: Any = None
         self._server: _Server | None = None
         self._lock_fd: int | None = None
-        self.service = HookService(self.home, self._memory, search_memory=self._search_memory)
+        self.service = HookService(self.home, self._memory, search_memory=self._search_memory,
+                                   replay_seconds=self.settings.hook_replay_seconds)
         quiet_driver_logs()
 
     # -- the database and the embedder ---------------------------------------------------------
@@ -229,7 +232,7 @@ class Daemon:
                 self._start_worker()
             if self.service.spool.pending():
                 try:
-                    r = self.service.replay_spool()
+                    r = self.service.replay_spool()  # unbounded: this thread answers no hook
                     if r.entries or r.rejected:
                         log.info("spool replay: %s", r.as_dict())
                 except (GraphMemError, OSError) as e:

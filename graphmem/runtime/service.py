@@ -10,7 +10,9 @@ opened in the hook process when no daemon runs).
   last turn the CLI has not flushed yet is complete), create the session keyed on the CLI's own
   session id (cwd recorded, project = git root or, with ``GRAPHMEM_WORKTREES=main``, the main
   repository of a worktree) and ``import_turns`` (idempotent on source ids). Neo4j unreachable:
-  the turns go to the spool. Then the cursor moves.
+  the turns go to the spool. Then the cursor moves. A spool backlog is replayed first, for at most
+  ``GRAPHMEM_HOOK_REPLAY_SECONDS`` (default 2 s); when entries are left, the hook's turns are
+  spooled behind them (turn order is kept) and the hook returns.
 * session start: a short brief of the project's latest sessions (``GRAPHMEM_HOOK_BRIEF=0``
   turns it off).
 
@@ -32,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..activity import ForegroundSignal
-from ..config import Settings
+from ..config import DEFAULT_HOOK_REPLAY_SECONDS, Settings
 from ..db import Database
 from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError, InvalidInput, SessionNotFound
 from ..integrations import (
@@ -85,6 +87,8 @@ class IngestResult:
     created: int = 0
     skipped: int = 0
     spooled: int = 0
+    spool_reason: str | None = None
+    """Why the turns were spooled instead of stored (one line, shown by the hook)."""
     ignored: bool = False
     warnings: list[str] = field(default_factory=list)
     replay: ReplayResult | None = None
@@ -156,7 +160,12 @@ class HookService:
         search_memory: Callable[[], GraphMemory] | None = None,
         worktree_as_project: bool | None = None,
         brief: bool | None = None,
+        replay_seconds: float = DEFAULT_HOOK_REPLAY_SECONDS,
     ) -> None:
+        """``replay_seconds``: how long :meth:`ingest` replays a spool backlog (0 = no limit);
+        see ``Settings.hook_replay_seconds``."""
+        if not replay_seconds >= 0:
+            raise ValueError(f"replay_seconds must be >= 0, not {replay_seconds!r}")
         self.home = home
         self.spool = Spool(home)
         self.cursors = CursorStore(home)
@@ -167,6 +176,7 @@ class HookService:
             if worktree_as_project is None else worktree_as_project
         )
         self.brief = _flag("GRAPHMEM_HOOK_BRIEF", True) if brief is None else brief
+        self.replay_seconds: float | None = replay_seconds if replay_seconds > 0 else None
         self.vector_dedup = _flag("GRAPHMEM_HOOK_VECTOR_DEDUP", False)
         """Collapse near-duplicate hits by their vectors (fetching them costs the prompt hook tens of
         milliseconds); by default hits with the same text collapse."""
@@ -207,8 +217,11 @@ class HookService:
             elif event in ("stop", "session_end"):
                 res = self.stop(tool, inp, final=event == "session_end")
                 if res.spooled:
-                    reply.stderr = (f"graphmem: Neo4j is unreachable; {res.spooled} turn(s) spooled "
-                                    f"(replayed by the next hook, `graphmem db up` or `graphmem spool replay`)")
+                    behind = res.replay is not None and (res.replay.busy or res.replay.remaining > 0)
+                    where = " behind the older entries" if behind else ""
+                    reply.stderr = (f"graphmem: {res.spool_reason or 'Neo4j is unreachable'}; {res.spooled} turn(s) "
+                                    f"spooled{where} (replayed in order by the next hook, the daemon, "
+                                    f"`graphmem db up` or `graphmem spool replay`)")
             elif event == "session_start":
                 reply.stdout = self.session_start(tool, inp)
         except SpoolError as e:
@@ -322,8 +335,10 @@ class HookService:
         return self.ingest(session, cwd=inp.cwd, agent=tool)
 
     def ingest(self, session: ImportedSession, *, cwd: str | None, agent: str) -> IngestResult:
-        """Store a session's (redacted) turns, replaying the spool first to keep the order; the
-        turns are spooled instead when Neo4j is unreachable (:class:`SpoolError` if that fails)."""
+        """Store a session's (redacted) turns, replaying the spool first to keep the order (for at
+        most ``replay_seconds``). The turns are spooled instead, behind the older entries, when
+        Neo4j is unreachable, when spooled entries are left (budget spent, or another process is
+        replaying), with the reason in ``spool_reason`` (:class:`SpoolError` if spooling fails)."""
         res = IngestResult(session_id=session.session_id, turns_read=len(session.turns),
                            warnings=list(session.warnings))
         if not session.turns:
@@ -337,50 +352,75 @@ class HookService:
             "turns": session.turns, "title": session.title, "started_at": session.started_at,
             "source_path": session.source_path,
         }
+        reason: str | None = None  # why the turns are spooled (the hook's stderr)
+        detail: str | None = None  # the error behind it (the log)
         try:
             mem = self.ready(self._memory())
             if self.spool.pending():
-                res.replay = self.spool.replay(mem)
-                if res.replay.remaining or res.replay.busy:
-                    raise DatabaseUnavailable(res.replay.error or "the spool is being replayed")
-            self._ensure_session(mem, session.session_id, norm, agent, title=session.title,
-                                 started_at=session.started_at)
-            try:
-                r = mem.import_turns(session.session_id, session.turns)
-            except SessionNotFound:  # deleted since this process created it: create it again
-                self._known_sessions.pop(session.session_id, None)
+                res.replay = self.spool.replay(mem, max_seconds=self.replay_seconds)
+                reason = self._behind_spool(res.replay)
+                detail = res.replay.error
+            if reason is None:
                 self._ensure_session(mem, session.session_id, norm, agent, title=session.title,
                                      started_at=session.started_at)
-                r = mem.import_turns(session.session_id, session.turns)
-            res.created, res.skipped = r.created, r.skipped
+                try:
+                    r = mem.import_turns(session.session_id, session.turns)
+                except SessionNotFound:  # deleted since this process created it: create it again
+                    self._known_sessions.pop(session.session_id, None)
+                    self._ensure_session(mem, session.session_id, norm, agent, title=session.title,
+                                         started_at=session.started_at)
+                    r = mem.import_turns(session.session_id, session.turns)
+                res.created, res.skipped = r.created, r.skipped
         except DatabaseError as e:
-            log.info("spooling %d turn(s) of %s: %s", len(session.turns), session.session_id, _short(e))
+            reason = "Neo4j is unreachable" if isinstance(e, DatabaseUnavailable) else "Neo4j failed a statement"
+            detail = _short(e)
+        if reason is not None:
+            log.info("spooling %d turn(s) of %s: %s", len(session.turns), session.session_id, detail or reason)
             self.spool.append(Spool.make_entry(**entry_args))
             res.spooled = len(session.turns)
+            res.spool_reason = reason
         return res
 
+    def _behind_spool(self, replay: ReplayResult) -> str | None:
+        """Why this hook's turns must wait behind spooled entries (None: the spool is empty now)."""
+        if replay.busy:
+            return "another process is replaying the spool"
+        if replay.budget_exhausted:
+            return (f"{replay.remaining} older spooled entries are left after this hook's "
+                    f"{self.replay_seconds:g} s replay (GRAPHMEM_HOOK_REPLAY_SECONDS)")
+        if replay.remaining:
+            return "Neo4j failed during the spool replay"
+        return None
+
     def replay_spool(self) -> ReplayResult:
-        """Replay the spool now (the daemon's timer, `graphmem spool replay`)."""
+        """Replay the whole spool now, without a time budget (the daemon's timer and its
+        ``replay`` request)."""
         return self.spool.replay(self.ready(self._memory()))
 
 
 def run_direct(tool: str, raw: bytes | str, *, deadline: float | None = None) -> tuple[str, str]:
     """Handle a hook in the calling process (no daemon): text-only search, hook timeouts.
     Returns (stdout, stderr); never raises."""
+    from pydantic import ValidationError
+
     del deadline  # the caller enforces it
     quiet_driver_logs()
     holder: list[GraphMemory] = []
+    try:
+        settings = Settings.load()
+    except ValidationError as e:  # a bad GRAPHMEM_* value: one line, nothing stored or spooled
+        problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
+        return "", f"graphmem: invalid setting: {problems}"[:1000]
 
     def memory() -> GraphMemory:
         if not holder:
-            settings = Settings.load()
             holder.append(GraphMemory(open_hook_database(settings), embedder=None,
                                       embedding_model=settings.embedding_model,
                                       embedding_dimensions=settings.embedding_dimensions,
                                       foreground=ForegroundSignal.for_home(settings.home)))
         return holder[0]
 
-    service = HookService(Path(home_dir()), memory)
+    service = HookService(Path(home_dir()), memory, replay_seconds=settings.hook_replay_seconds)
     try:
         reply = service.handle(tool, raw)
     finally:

@@ -10,10 +10,13 @@ or the cursor was not moved and the next Stop reads them again.
 timer) is exactly-once in the database: every spooled turn carries a source id and goes through
 :meth:`GraphMemory.import_turns`, which skips ids the session already holds. Under the lock the
 spool file is renamed to a ``replaying-*.jsonl`` snapshot (new hooks append to a fresh file); the
-snapshot's entries are imported in order; it is deleted only after all of them committed. If the
-database fails part-way, the entries not yet committed are put back *in front of* whatever was
-appended meanwhile (order matters: turn indexes follow import order). A crash at any point leaves
-a snapshot or the spool file, which the next replay imports again without duplicates. Entries
+snapshot's entries are imported in order; it is deleted only once each of them is committed, set
+aside or written back. If the database fails part-way, or the caller's budget (``max_seconds``,
+``max_entries``: a hook replays for a bounded time, see ``GRAPHMEM_HOOK_REPLAY_SECONDS``) is spent,
+the entries not yet committed are put back *in front of* whatever was appended meanwhile (order
+matters: turn indexes follow import order). A budget is checked between entries and the first
+entry is always attempted, so every replay makes progress. A crash at any point leaves a snapshot
+or the spool file, which the next replay imports again without duplicates. Entries
 the database refuses for good (invalid data) go to ``rejected.jsonl`` instead of blocking the
 queue. A truncated last line (a write cut short by a crash or a full disk) is set aside the same
 way; such an entry was never acknowledged, so its transcript cursor was not moved either.
@@ -59,11 +62,13 @@ class ReplayResult:
     turns_skipped: int = 0
     """Turns already in the database (an earlier replay or import stored them)."""
     remaining: int = 0
-    """Entries still in the spool (the database failed part-way)."""
+    """Entries still in the spool (the database failed part-way, or the budget was spent)."""
     rejected: int = 0
     """Entries set aside in ``rejected.jsonl`` (invalid data, truncated lines)."""
     busy: bool = False
     """Another process was replaying; nothing was done."""
+    budget_exhausted: bool = False
+    """The replay stopped because ``max_seconds`` or ``max_entries`` was spent (``remaining`` > 0)."""
     error: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
@@ -306,13 +311,25 @@ class Spool:
         mem: GraphMemory,
         *,
         progress: Callable[[int], None] | None = None,
+        max_seconds: float | None = None,
+        max_entries: int | None = None,
     ) -> ReplayResult:
-        """Import every spooled entry into ``mem`` (exactly once, in order); see the module doc.
+        """Import the spooled entries into ``mem`` (exactly once, in order); see the module doc.
+
+        Without a budget every entry is imported. ``max_seconds`` (counted from this call) and
+        ``max_entries`` (entries taken from the spool: committed or set aside) stop the replay
+        between entries; the first entry is always attempted. What is left stays spooled, in
+        front of newer entries, and the result says ``budget_exhausted``.
 
         Returns at once with ``busy`` when another process is replaying. Database errors stop
         the replay (the rest stays spooled) and are reported in ``error``, not raised."""
         from ..models import TurnIn
 
+        if max_seconds is not None and not max_seconds >= 0:
+            raise ValueError(f"max_seconds must be >= 0 or None, not {max_seconds!r}")
+        if max_entries is not None and max_entries < 1:
+            raise ValueError(f"max_entries must be >= 1 or None, not {max_entries!r}")
+        deadline = None if max_seconds is None else time.monotonic() + max_seconds
         result = ReplayResult()
         if not self.pending():
             return result
@@ -334,6 +351,11 @@ class Spool:
             remaining: list[bytes] = []
             sessions_ok: set[str] = set()
             for i, line in enumerate(lines):
+                if i > 0 and ((max_entries is not None and i >= max_entries)
+                              or (deadline is not None and time.monotonic() >= deadline)):
+                    remaining = lines[i:]  # the budget is spent: the rest waits, in order
+                    result.budget_exhausted = True
+                    break
                 entry = self._decode(line)
                 if entry is None:
                     self._reject(line, "not a readable spool entry (truncated write?)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import stat
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from graphmem.config import Settings
 from graphmem.errors import DatabaseUnavailable, InvalidInput
 from graphmem.integrations import ReadCursor
 from graphmem.memory import ImportResult
@@ -21,9 +23,11 @@ from graphmem.runtime.spool import Spool, SpoolError
 
 @dataclass
 class FakeMemory:
-    """create_session/import_turns with source-id dedup, failing after ``fail_after`` imports."""
+    """create_session/import_turns with source-id dedup, failing after ``fail_after`` imports,
+    each import taking ``delay`` seconds."""
 
     fail_after: int | None = None
+    delay: float = 0.0
     stored: dict[str, list[str]] = field(default_factory=dict)
     imports: int = 0
     reject: set[str] = field(default_factory=set)
@@ -41,6 +45,8 @@ class FakeMemory:
         if self.fail_after is not None and self.imports >= self.fail_after:
             raise DatabaseUnavailable("Neo4j is unreachable")
         self.imports += 1
+        if self.delay:
+            time.sleep(self.delay)
         have = self.stored[sid]
         created = 0
         for t in turns:
@@ -84,6 +90,63 @@ def test_failed_replay_puts_entries_back_before_newer_ones(tmp_path: Path) -> No
     mem.fail_after = None
     r = spool.replay(mem)  # type: ignore[arg-type]
     assert r.remaining == 0 and mem.stored["s"] == ["t0", "t1", "t2", "t3"]  # order kept
+
+
+def test_replay_max_entries_leaves_the_rest_in_front_of_newer_entries(tmp_path: Path) -> None:
+    spool = Spool(tmp_path)
+    for i in range(5):
+        spool.append(entry("s", f"t{i}"))
+    mem = FakeMemory()
+    r = spool.replay(mem, max_entries=2)  # type: ignore[arg-type]
+    assert (r.entries, r.remaining, r.budget_exhausted, r.error) == (2, 3, True, None)
+    assert r.as_dict()["budget_exhausted"] is True
+    assert mem.stored["s"] == ["t0", "t1"] and spool.status().entries == 3
+    spool.append(entry("s", "t5"))  # a hook spooled its turn behind the rest
+    assert [e["turns"][0]["source_id"] for e in spool.entries()] == ["t2", "t3", "t4", "t5"]
+    r = spool.replay(mem, max_entries=4)  # type: ignore[arg-type]
+    assert (r.entries, r.remaining, r.budget_exhausted) == (4, 0, False)  # nothing left: not "exhausted"
+    assert mem.stored["s"] == [f"t{i}" for i in range(6)] and not spool.pending()
+    # a line set aside counts as taken: max_entries=1 still makes progress
+    with open(spool.path, "ab") as f:
+        f.write(b"not json\n")
+    spool.append(entry("s", "t6"))
+    r = spool.replay(mem, max_entries=1)  # type: ignore[arg-type]
+    assert (r.entries, r.rejected, r.remaining, r.budget_exhausted) == (0, 1, 1, True)
+    r = spool.replay(mem, max_entries=1)  # type: ignore[arg-type]
+    assert (r.entries, r.remaining, r.budget_exhausted) == (1, 0, False) and mem.stored["s"][-1] == "t6"
+    with pytest.raises(ValueError, match="max_entries"):
+        spool.replay(mem, max_entries=0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="max_seconds"):
+        spool.replay(mem, max_seconds=-1)  # type: ignore[arg-type]
+
+
+def test_replay_max_seconds_stops_between_entries_and_always_makes_progress(tmp_path: Path) -> None:
+    spool = Spool(tmp_path)
+    for i in range(40):
+        spool.append(entry("s", f"t{i}"))
+    mem = FakeMemory(delay=0.02)
+    r = spool.replay(mem, max_seconds=0)  # type: ignore[arg-type]
+    assert (r.entries, r.remaining, r.budget_exhausted) == (1, 39, True)  # the first entry is always attempted
+    t0 = time.monotonic()
+    r = spool.replay(mem, max_seconds=0.1)  # type: ignore[arg-type]
+    elapsed = time.monotonic() - t0
+    assert r.budget_exhausted and r.entries >= 1 and r.entries + r.remaining == 39
+    assert elapsed < 0.1 + 0.02 + 0.5, elapsed  # the budget, one entry in flight, the write-back
+    spool.append(entry("s", "t40"))
+    r = spool.replay(mem)  # type: ignore[arg-type]  # no budget: everything
+    assert r.remaining == 0 and not r.budget_exhausted and not spool.pending()
+    assert mem.stored["s"] == [f"t{i}" for i in range(41)]  # exactly once, in order
+    assert mem.imports == 41
+
+
+def test_hook_replay_seconds_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings.load().hook_replay_seconds == 2.0
+    monkeypatch.setenv("GRAPHMEM_HOOK_REPLAY_SECONDS", "0")
+    assert Settings.load().hook_replay_seconds == 0.0  # 0 = no limit
+    for bad in ("-1", "nan"):
+        monkeypatch.setenv("GRAPHMEM_HOOK_REPLAY_SECONDS", bad)
+        with pytest.raises(ValueError, match="GRAPHMEM_HOOK_REPLAY_SECONDS must be a number of seconds >= 0"):
+            Settings.load()
 
 
 def test_truncated_lines_and_bad_entries_are_set_aside(tmp_path: Path) -> None:
