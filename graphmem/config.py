@@ -8,13 +8,23 @@ When no URI is given, graphmem uses its managed local server under ``$GRAPHMEM_H
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, get_args
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["DEFAULT_HOOK_REPLAY_SECONDS", "DEFAULT_NEO4J_VERSION", "LTS_NEO4J_VERSION", "Settings", "default_home"]
+__all__ = [
+    "DEFAULT_HOOK_REPLAY_SECONDS",
+    "DEFAULT_NEO4J_VERSION",
+    "LTS_NEO4J_VERSION",
+    "Settings",
+    "default_home",
+    "is_settings_error",
+    "settings_problems",
+]
 
 DEFAULT_NEO4J_VERSION = "2026.08.1"
 """Newest Neo4j Community release on Maven Central that starts on the Temurin 25 JDK here."""
@@ -123,3 +133,79 @@ class Settings(BaseSettings):
     def managed(self) -> bool:
         """True when no explicit URI is configured, i.e. the managed local server is used."""
         return not self.neo4j_uri
+
+
+_SECRET_WORDS = ("password", "secret", "key", "token")
+_MAX_SHOWN = 80
+
+
+def is_settings_error(error: BaseException) -> bool:
+    """Whether ``error`` is the :class:`ValidationError` of loading :class:`Settings` (not of another model)."""
+    return isinstance(error, ValidationError) and error.title == Settings.__name__
+
+
+def _env_names(field_name: str) -> list[str]:
+    """The environment variables that can set a field, in the order pydantic-settings reads them."""
+    field = Settings.model_fields[field_name]
+    alias = field.validation_alias
+    if isinstance(alias, AliasChoices):
+        return [c for c in alias.choices if isinstance(c, str)]
+    if isinstance(alias, str):
+        return [alias]
+    return [f"GRAPHMEM_{field_name.upper()}"]
+
+
+def _field_of(key: str) -> str | None:
+    if key in Settings.model_fields:
+        return key
+    for name in Settings.model_fields:  # a loc may name an alias (NEO4J_URI) instead of the field
+        if key.lower() in (n.lower() for n in _env_names(name)):
+            return name
+    return None
+
+
+def _is_secret(field_name: str) -> bool:
+    annotation = Settings.model_fields[field_name].annotation
+    if annotation is SecretStr or SecretStr in get_args(annotation):
+        return True
+    return any(word in field_name.lower() for word in _SECRET_WORDS)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, str):
+        more = f"... ({len(value)} chars)" if len(value) > _MAX_SHOWN else ""
+        return repr(value[:_MAX_SHOWN]) + more
+    text = repr(value)
+    return text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN] + "..."
+
+
+def settings_problems(error: ValidationError, environ: Mapping[str, str] | None = None) -> list[str]:
+    """One ``NAME='value': message`` per problem of a :class:`Settings` :class:`ValidationError`.
+
+    NAME is the environment variable the value came from, as spelled there (matched without case, as
+    pydantic-settings does, and by value), else the field name (a value passed as an argument). The value
+    is shown truncated to 80 characters, and not at all for a password, key, secret or token, nor for
+    errors that carry no single value (a missing field, a check across fields). Each item is one line.
+    """
+    env = os.environ if environ is None else environ
+    problems: list[str] = []
+    for err in error.errors():
+        msg = " ".join(str(err.get("msg", "")).split())
+        msg = msg.removeprefix("Value error, ")
+        loc = err.get("loc") or ()
+        field = _field_of(str(loc[0])) if loc else None
+        if field is None:  # a check across fields: no single variable or value to name
+            text = f"{'.'.join(map(str, loc)) or 'settings'}: {msg}"
+        else:
+            value = err.get("input")
+            names = {n.lower() for n in _env_names(field)}
+            label = next((k for k, v in env.items() if k.lower() in names and v == value), field)
+            if err.get("type") == "missing":  # its input is every value given, not this one
+                text = f"{label}: {msg}"
+            elif _is_secret(field):
+                text = f"{label} (value not shown): {msg}"
+            else:
+                text = f"{label}={_shown(value)}: {msg}"
+        if text not in problems:
+            problems.append(text)
+    return problems

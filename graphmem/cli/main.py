@@ -1,7 +1,8 @@
 """``graphmem``: noun groups with verb subcommands (``graphmem db up``, ``graphmem sessions list``).
 
 Each group lives in its own module and registers itself with :func:`register`. Library errors
-become one clean line on stderr and a non-zero exit code, never a traceback.
+become one clean line on stderr and a non-zero exit code, never a traceback; so does a bad
+``GRAPHMEM_*`` setting (one ``graphmem: invalid setting ...`` line per bad value, exit code 2).
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         return hook_main(raw[1:])
     import logging
 
+    from pydantic import ValidationError
+
     # the driver logs each retry as a warning; without a handler those reach stderr as raw lines
     logging.getLogger("neo4j").setLevel(logging.ERROR)
     parser = build_parser()
@@ -102,6 +105,14 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(e, InvalidInput | ConfigError):
             return EXIT_USAGE
         return EXIT_ERROR
+    except ValidationError as e:
+        from ..config import is_settings_error, settings_problems
+
+        if not is_settings_error(e):
+            raise
+        for problem in settings_problems(e):  # a bad GRAPHMEM_* value
+            print(f"graphmem: invalid setting {problem}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":  # pragma: no cover

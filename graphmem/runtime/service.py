@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..activity import ForegroundSignal
-from ..config import DEFAULT_HOOK_REPLAY_SECONDS, Settings
+from ..config import DEFAULT_HOOK_REPLAY_SECONDS, Settings, settings_problems
 from ..db import Database
 from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError, InvalidInput, SessionNotFound
 from ..integrations import (
@@ -409,8 +409,7 @@ def run_direct(tool: str, raw: bytes | str, *, deadline: float | None = None) ->
     try:
         settings = Settings.load()
     except ValidationError as e:  # a bad GRAPHMEM_* value: one line, nothing stored or spooled
-        problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
-        return "", f"graphmem: invalid setting: {problems}"[:1000]
+        return "", f"graphmem: invalid setting {'; '.join(settings_problems(e))}"[:1000]
 
     def memory() -> GraphMemory:
         if not holder:
