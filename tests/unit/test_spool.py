@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import stat
 import time
 from dataclasses import dataclass, field
@@ -31,6 +32,8 @@ class FakeMemory:
     stored: dict[str, list[str]] = field(default_factory=dict)
     imports: int = 0
     reject: set[str] = field(default_factory=set)
+    crash_after: int | None = None
+    """Raise a non-database error (a crash of the replaying process) after this many imports."""
 
     def create_session(self, cwd: str, project_path: str | None = None, agent: str | None = None, **kw: Any) -> Session:
         sid = kw["session_id"]
@@ -44,6 +47,8 @@ class FakeMemory:
     def import_turns(self, sid: str, turns: list[TurnIn]) -> ImportResult:
         if self.fail_after is not None and self.imports >= self.fail_after:
             raise DatabaseUnavailable("Neo4j is unreachable")
+        if self.crash_after is not None and self.imports >= self.crash_after:
+            raise KeyboardInterrupt("killed")
         self.imports += 1
         if self.delay:
             time.sleep(self.delay)
@@ -138,6 +143,166 @@ def test_replay_max_seconds_stops_between_entries_and_always_makes_progress(tmp_
     assert mem.stored["s"] == [f"t{i}" for i in range(41)]  # exactly once, in order
     assert mem.imports == 41
 
+
+def _ids(spool: Spool) -> list[str]:
+    return [t["source_id"] for e in spool.entries() for t in e["turns"]]
+
+
+def _snapshot(spool: Spool) -> Path:
+    snaps = sorted(spool.dir.glob("replaying-*.jsonl"))
+    assert len(snaps) == 1, snaps
+    return snaps[0]
+
+
+def _sidecar(snap: Path) -> dict[str, Any]:
+    value: dict[str, Any] = json.loads(snap.with_name(snap.name + ".done").read_text())
+    return value
+
+
+def test_budget_stop_keeps_the_snapshot_and_records_the_offset(tmp_path: Path) -> None:
+    spool = Spool(tmp_path)
+    for i in range(6):
+        spool.append(entry("s", f"t{i}"))
+    lines = spool.path.read_bytes().splitlines(keepends=True)
+    mem = FakeMemory()
+    r = spool.replay(mem, max_entries=2)  # type: ignore[arg-type]
+    assert (r.entries, r.remaining, r.budget_exhausted) == (2, 4, True)
+    assert not spool.path.exists()  # nothing written back: the snapshot stays as it was
+    snap = _snapshot(spool)
+    assert snap.read_bytes() == b"".join(lines)
+    inode = snap.stat().st_ino
+    assert _sidecar(snap) == {"offset": len(lines[0]) + len(lines[1]), "lines": 2, "total": 6,
+                              "size": snap.stat().st_size}
+    spool.append(entry("s", "t6"))  # a hook spooled behind the backlog: a fresh spool file
+    assert spool.path.read_bytes().count(b"\n") == 1
+    st = spool.status()
+    assert (st.entries, st.turns) == (5, 5) and _ids(spool) == ["t2", "t3", "t4", "t5", "t6"]
+    assert st.bytes == sum(map(len, lines[2:])) + spool.path.stat().st_size
+    r = spool.replay(mem, max_entries=3)  # type: ignore[arg-type]  # resumes after the committed prefix
+    assert (r.entries, r.turns_skipped, r.remaining, r.budget_exhausted) == (3, 0, 2, True)
+    assert mem.imports == 5 and mem.stored["s"] == ["t0", "t1", "t2", "t3", "t4"]
+    assert _snapshot(spool) == snap and snap.stat().st_ino == inode  # the same file, untouched
+    assert _sidecar(snap)["offset"] == sum(map(len, lines[:5])) and spool.path.exists()
+    r = spool.replay(mem)  # type: ignore[arg-type]
+    assert (r.entries, r.remaining, r.budget_exhausted) == (2, 0, False) and mem.imports == 7
+    assert mem.stored["s"] == [f"t{i}" for i in range(7)] and not spool.pending()
+    assert sorted(p.name for p in spool.dir.iterdir()) == [".lock", ".replay.lock"]  # no snapshot, no sidecar
+
+
+def test_database_error_keeps_the_snapshot_and_counts_newer_entries(tmp_path: Path) -> None:
+    spool = Spool(tmp_path)
+    for i in range(4):
+        spool.append(entry("s", f"t{i}"))
+    mem = FakeMemory(fail_after=1)
+    r = spool.replay(mem)  # type: ignore[arg-type]
+    assert (r.entries, r.remaining, r.budget_exhausted) == (1, 3, False) and r.error
+    snap = _snapshot(spool)
+    assert (_sidecar(snap)["lines"], _sidecar(snap)["total"]) == (1, 4)
+    spool.append(entry("s", "t4"))
+    r = spool.replay(mem)  # type: ignore[arg-type]  # still down: nothing new, remaining counts the spool file too
+    assert (r.entries, r.remaining) == (0, 4) and _snapshot(spool) == snap and _sidecar(snap)["lines"] == 1
+    mem.fail_after = None
+    r = spool.replay(mem, max_entries=3)  # type: ignore[arg-type]
+    assert (r.entries, r.remaining, r.budget_exhausted) == (3, 1, True)
+    assert not list(spool.dir.glob("replaying-*"))  # the snapshot is done and gone; the spool file waits
+    r = spool.replay(mem)  # type: ignore[arg-type]
+    assert (r.entries, r.remaining) == (1, 0) and mem.stored["s"] == [f"t{i}" for i in range(5)]
+
+
+def test_order_across_leftover_snapshots_and_new_appends(tmp_path: Path) -> None:
+    spool = Spool(tmp_path)
+    spool.dir.mkdir(mode=0o700)
+
+    def lines(*ids: str) -> bytes:
+        return b"".join(json.dumps(entry("s", i)).encode() + b"\n" for i in ids)
+
+    # two leftover snapshots (an older version, or crashes), the older one partly imported
+    old = spool.dir / f"replaying-{1:020d}-1.jsonl"
+    old.write_bytes(lines("a0", "a1", "a2"))
+    first = len(lines("a0"))
+    old.with_name(old.name + ".done").write_text(json.dumps(
+        {"offset": first, "lines": 1, "total": 3, "size": old.stat().st_size}))
+    (spool.dir / f"replaying-{2:020d}-1.jsonl").write_bytes(lines("b0", "b1"))
+    spool.append(entry("s", "c0"))
+    assert _ids(spool) == ["a1", "a2", "b0", "b1", "c0"] and spool.status().entries == 5
+    mem = FakeMemory(stored={"s": ["a0"]})
+    seen: list[int] = []
+    while spool.pending():
+        r = spool.replay(mem, max_entries=2)  # type: ignore[arg-type]
+        seen.append(r.remaining)
+        if len(seen) < 3:
+            spool.append(entry("s", f"d{len(seen)}"))  # appended between two budgeted replays
+    assert mem.stored["s"] == ["a0", "a1", "a2", "b0", "b1", "c0", "d1", "d2"]
+    assert mem.imports == 7  # a0 was skipped by the sidecar, nothing imported twice
+    assert seen == [3, 2, 1, 0]  # 5 - 2, then + d1 - 2, + d2 - 2, - 1
+
+
+def test_a_stale_or_bad_sidecar_only_reimports(tmp_path: Path) -> None:
+    spool = Spool(tmp_path)
+    for i in range(6):
+        spool.append(entry("s", f"t{i}", f"t{i}b"))
+    mem = FakeMemory()
+    spool.replay(mem, max_entries=4)  # type: ignore[arg-type]
+    snap = _snapshot(spool)
+    side = snap.with_name(snap.name + ".done")
+    good = side.read_text()
+    lines = snap.read_bytes().splitlines(keepends=True)
+    # as if the process died after committing t2, t3 but before recording them
+    side.write_text(json.dumps({"offset": sum(map(len, lines[:2])), "lines": 2, "total": 6,
+                                "size": snap.stat().st_size}))
+    assert spool.status().entries == 4
+    r = spool.replay(mem, max_entries=3)  # type: ignore[arg-type]
+    assert (r.entries, r.turns_created, r.turns_skipped, r.remaining) == (3, 2, 4, 1)
+    assert mem.stored["s"] == [f"t{i}{x}" for i in range(5) for x in ("", "b")]
+    for bad in ("garbage", good.replace('"size": ', '"size": 1'), good.replace('"offset": ', '"offset": 1'),
+                json.dumps({"offset": -1, "lines": 0, "total": 6, "size": snap.stat().st_size})):
+        side.write_text(bad)  # not this snapshot's, or not at a line end: the whole snapshot again
+        assert spool.status().entries == 6
+    r = spool.replay(mem)  # type: ignore[arg-type]
+    assert (r.entries, r.turns_created, r.turns_skipped, r.remaining) == (6, 2, 10, 0)
+    assert mem.stored["s"] == [f"t{i}{x}" for i in range(6) for x in ("", "b")] and not spool.pending()
+
+
+def test_crash_during_a_replay_loses_and_duplicates_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("graphmem.runtime.spool.CHECKPOINT_ENTRIES", 3)
+    spool = Spool(tmp_path)
+    for i in range(10):
+        spool.append(entry("s", f"t{i}"))
+    mem = FakeMemory(crash_after=7)
+    with pytest.raises(KeyboardInterrupt):
+        spool.replay(mem)  # type: ignore[arg-type]
+    snap = _snapshot(spool)
+    assert _sidecar(snap)["lines"] == 6  # the last checkpoint: t6 is committed but not recorded
+    (spool.dir / ".progress-1-x.tmp").write_text('{"offset": ')  # a sidecar write cut short
+    spool.append(entry("s", "t10"))
+    assert spool.status().entries == 5
+    mem.crash_after = None
+    r = spool.replay(mem)  # type: ignore[arg-type]
+    assert (r.entries, r.turns_created, r.turns_skipped, r.remaining) == (5, 4, 1, 0)
+    assert mem.stored["s"] == [f"t{i}" for i in range(11)]
+    # a crash between removing a finished snapshot and its sidecar: the orphan is dropped
+    spool.append(entry("s", "t11"))
+    orphan = spool.dir / f"replaying-{5:020d}-1.jsonl.done"
+    orphan.write_text('{"offset": 0}')
+    r = spool.replay(mem)  # type: ignore[arg-type]
+    assert r.entries == 1 and not spool.pending()
+    assert sorted(p.name for p in spool.dir.iterdir()) == [".lock", ".replay.lock"]
+
+
+def test_rejected_lines_in_a_snapshot_are_set_aside_once(tmp_path: Path) -> None:
+    spool = Spool(tmp_path)
+    spool.append(entry("s", "t0"))
+    with open(spool.path, "ab") as f:
+        f.write(b"not json\n\n")
+    spool.append(entry("bad", "x"))
+    spool.append(entry("s", "t1"))
+    mem = FakeMemory(reject={"bad"})
+    r = spool.replay(mem, max_entries=3)  # type: ignore[arg-type]
+    assert (r.entries, r.rejected, r.remaining, r.budget_exhausted) == (1, 2, 1, True)
+    assert spool.status().entries == 1
+    r = spool.replay(mem)  # type: ignore[arg-type]
+    assert (r.entries, r.rejected, r.remaining) == (1, 0, 0) and mem.stored["s"] == ["t0", "t1"]
+    assert len(spool.rejected_path.read_text().splitlines()) == 2
 
 def test_hook_replay_seconds_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     assert Settings.load().hook_replay_seconds == 2.0
