@@ -481,9 +481,13 @@ def select_turns(
             continue
         out.append(b)
     if after_source_id is not None:
-        ids = [b.source_id for b in out]
+        # positions in the whole file, not in what is emitted now: the cursor's turn may be held back
+        # this time (an earlier read finished it with a hook's tail text this one lacks), and the
+        # turns before it were delivered all the same
+        ids = [b.source_id for b in builders]
         if after_source_id in ids:
-            out = out[ids.index(after_source_id) + 1 :]
+            later = {id(b) for b in builders[ids.index(after_source_id) + 1 :]}
+            out = [b for b in out if id(b) in later]
     return out, held
 
 
