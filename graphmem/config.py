@@ -121,7 +121,7 @@ class Settings(BaseSettings):
     @classmethod
     def _non_negative_seconds(cls, value: float) -> float:
         if not value >= 0:  # also rejects NaN
-            raise ValueError("GRAPHMEM_HOOK_REPLAY_SECONDS must be a number of seconds >= 0 (0 = no limit)")
+            raise ValueError("must be a number of seconds >= 0 (0 = no limit)")
         return value
 
     @classmethod

@@ -40,7 +40,7 @@ def test_cli_one_line_per_bad_setting(monkeypatch: pytest.MonkeyPatch, capsys: p
     lines = _lines(capsys.readouterr().err)
     assert len(lines) == 3 and all(line.startswith("graphmem: invalid setting GRAPHMEM_") for line in lines)
     assert f"graphmem: invalid setting {PORT_PROBLEM}" in lines
-    assert ("graphmem: invalid setting GRAPHMEM_HOOK_REPLAY_SECONDS='-1': GRAPHMEM_HOOK_REPLAY_SECONDS must be "
+    assert ("graphmem: invalid setting GRAPHMEM_HOOK_REPLAY_SECONDS='-1': must be "
             "a number of seconds >= 0 (0 = no limit)") in lines  # pydantic's "Value error, " prefix dropped
     assert any(line.startswith("graphmem: invalid setting GRAPHMEM_EMBEDDER='nope': Input should be 'local'")
                for line in lines)
@@ -56,7 +56,7 @@ def test_cli_subprocess_no_traceback(tmp_path: Path) -> None:
     assert proc.stdout == ""
     assert "Traceback" not in proc.stderr
     assert _lines(proc.stderr) == [
-        "graphmem: invalid setting GRAPHMEM_HOOK_REPLAY_SECONDS='-1': GRAPHMEM_HOOK_REPLAY_SECONDS must be "
+        "graphmem: invalid setting GRAPHMEM_HOOK_REPLAY_SECONDS='-1': must be "
         "a number of seconds >= 0 (0 = no limit)"
     ]
 
