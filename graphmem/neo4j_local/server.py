@@ -106,6 +106,15 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def _new_password() -> str:
+    """A random password (24 bytes, URL-safe) that starts with a letter or digit: one starting with
+    "-" was read as an option by ``neo4j-admin`` (1 fresh ``db up`` in 64 failed that way)."""
+    while True:
+        pw = secrets.token_urlsafe(24)
+        if pw[0].isalnum():
+            return pw
+
+
 @dataclass
 class ServerState:
     """What ``server.json`` records of a started server."""
@@ -191,7 +200,7 @@ class ManagedServer:
         if not create:
             raise ServerError(f"no password file at {self.password_file}: run `graphmem db up` first")
         self._ensure_home()
-        pw = secrets.token_urlsafe(24)
+        pw = _new_password()
         fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write(pw + "\n")
@@ -279,7 +288,7 @@ class ManagedServer:
         pw = self.password(create=True)
         proc = subprocess.run(
             [str(java.java), "-cp", f"{self.lib_dir}/*", "org.neo4j.cli.AdminTool", "dbms",
-             "set-initial-password", pw],
+             "set-initial-password", "--", pw],  # "--": a password may start with "-" (not an option)
             capture_output=True, text=True, env=self._env(), timeout=180,
         )
         if proc.returncode != 0:

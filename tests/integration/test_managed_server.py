@@ -92,6 +92,22 @@ def test_lifecycle_ports_security_and_persistence(tmp_path: Path, neo4j_target: 
         server.stop()
 
 
+
+def test_a_password_starting_with_a_dash_is_set_and_works(tmp_path: Path, neo4j_target: Neo4jTarget) -> None:
+    """neo4j-admin read such a password as an option ("Missing required parameter"): one fresh
+    `db up` in 64 failed, as the generated password starts with "-" one time in 64."""
+    server = _server(tmp_path, neo4j_target.version, start_timeout=240)
+    server.home.mkdir(parents=True, exist_ok=True)
+    fd = os.open(server.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write("-dash-first-Password_1\n")
+    try:
+        st = server.start()
+        with Database(st.uri, "neo4j", "-dash-first-Password_1") as db:
+            db.ping()
+    finally:
+        server.stop()
+
 def test_start_timeout_shows_the_log_and_leaves_nothing_running(tmp_path: Path, neo4j_target: Neo4jTarget) -> None:
     server = _server(tmp_path, neo4j_target.version, start_timeout=0.5)
     with pytest.raises(ServerError, match="did not answer") as err:

@@ -106,3 +106,13 @@ def test_cli_errors_are_one_clean_line(capsys: pytest.CaptureFixture[str]) -> No
     assert err.startswith("graphmem: error: ") and err.count("\n") == 1
     assert "Traceback" not in err
     assert main(["sessions"]) == 2  # a group without a verb prints its help
+
+
+def test_generated_server_passwords_never_start_with_a_dash(monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphmem.neo4j_local import server as server_mod
+
+    drawn = iter(["-abc", "_def", "Xyz-_1"])
+    monkeypatch.setattr(server_mod.secrets, "token_urlsafe", lambda n: next(drawn))
+    assert server_mod._new_password() == "Xyz-_1"
+    monkeypatch.undo()
+    assert all(server_mod._new_password()[0].isalnum() for _ in range(500))
