@@ -38,8 +38,13 @@ def cleanup_bench_namespace(mem: GraphMemory, ns: str) -> None:
 
 
 def run_store_bench(mem: GraphMemory, *, turns: int = 2000, warmup: int = 200, bulk: int = 20000,
-                    command: str = "graphmem bench store") -> BenchResult:
-    """Measure the write path on ``mem``'s server; cleans its own namespace afterwards."""
+                    warmup_seconds: float = 60.0, command: str = "graphmem bench store") -> BenchResult:
+    """Measure the write path on ``mem``'s server; cleans its own namespace afterwards.
+
+    The warm-up runs at least ``warmup`` rounds and at least ``warmup_seconds``: a server that has just
+    started runs its write path interpreted until the JVM has compiled it, and on this machine that
+    takes tens of seconds of load (store_turn p50 8.8 ms in the first minutes of a fresh server,
+    3.4 ms once warm)."""
     ns = f"/graphmem-bench/{uuid.uuid4().hex}"
     mem.init_schema()
     result = BenchResult("store", command, machine_info(mem.db.server_info().version))
@@ -51,9 +56,18 @@ def run_store_bench(mem: GraphMemory, *, turns: int = 2000, warmup: int = 200, b
             i = next(counter)
             mem.store_turn(s.id, _user(i), _assistant(i), _tools(i))
 
+        def floor_call() -> None:
+            mem.db.write("bench/noop_write")
+
+        warm_start = time.perf_counter()
+        warm_rounds = 0
+        while warm_rounds < warmup or time.perf_counter() - warm_start < warmup_seconds:
+            one()
+            floor_call()
+            warm_rounds += 1
+        warm_secs = time.perf_counter() - warm_start
         # interleave the floor and store_turn so both see the same machine load
-        samples = interleaved({"store": one, "floor": lambda: mem.db.write("bench/noop_write")}, turns,
-                              warmup=warmup)
+        samples = interleaved({"store": one, "floor": floor_call}, turns)
         store_ms, floor = samples["store"], samples["floor"]
         st = percentiles(store_ms)
         fl = percentiles(floor)
@@ -79,8 +93,9 @@ def run_store_bench(mem: GraphMemory, *, turns: int = 2000, warmup: int = 200, b
         result.figures["peak Python RSS"] = f"{peak_rss_mb()} MiB"
         result.notes.append(
             "store_turn is one write transaction (Turn + 3 ToolCalls + HAS_TURN + NEXT + session update); "
-            "it and the floor run interleaved, one call each in turn, after a warm-up of "
-            f"{warmup} calls."
+            "it and the floor run interleaved, one call each in turn, after an untimed warm-up of "
+            f"{warm_rounds} rounds in {warm_secs:.0f} s (at least {warmup} rounds and {warmup_seconds:g} s: "
+            "a freshly started server is slower until the JVM has compiled its write path)."
         )
     finally:
         cleanup_bench_namespace(mem, ns)

@@ -22,6 +22,8 @@ def register(sub: Any) -> None:
     st.add_argument("--turns", type=int, default=2000)
     st.add_argument("--warmup", type=int, default=200)
     st.add_argument("--bulk", type=int, default=20000)
+    st.add_argument("--warmup-seconds", type=float, default=60.0,
+                    help="untimed warm-up lasts at least this long (a fresh server's JVM is still compiling)")
     st.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     st.set_defaults(handler=_store)
     _register_retrieval_verbs(verbs)
@@ -229,9 +231,11 @@ def _locomo(args: argparse.Namespace) -> int:
 def _store(args: argparse.Namespace) -> int:
     command = "graphmem " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["bench"] else (
         f"graphmem bench store --turns {args.turns} --warmup {args.warmup} --bulk {args.bulk}"
+        f" --warmup-seconds {args.warmup_seconds:g}"
     )
     with open_memory(start=True) as mem:
-        result = run_store_bench(mem, turns=args.turns, warmup=args.warmup, bulk=args.bulk, command=command)
+        result = run_store_bench(mem, turns=args.turns, warmup=args.warmup, bulk=args.bulk,
+                                 warmup_seconds=args.warmup_seconds, command=command)
     md = result.markdown()
     print(md)
     js, mdp = write_results(result, args.out)
