@@ -180,7 +180,8 @@ def run_retrieval_bench(
     *,
     sizes: tuple[int, ...] = (1_000, 10_000, 100_000),
     queries: int = 300,
-    context_calls: int = 100,
+    context_calls: int = 300,
+    context_warmup: int = 30,
     command: str = "graphmem bench retrieval",
     log: Callable[[str], None] = print,
 ) -> BenchResult:
@@ -235,7 +236,7 @@ def run_retrieval_bench(
                     result.figures[f"{size} nodes, hybrid k=10, {kind} scope (forced {label})"] = pf
         if mem.embedder is not None and context_calls > 0:
             cfg = ContextConfig(scope="project")
-            ids = [synth.rng.choice(sessions)["id"] for _ in range(context_calls + 10)]
+            ids = [synth.rng.choice(sessions)["id"] for _ in range(context_calls + context_warmup)]
             lat = []
             stages: dict[str, list[float]] = {}
             for n, sid in enumerate(ids):
@@ -245,7 +246,7 @@ def run_retrieval_bench(
                 mem.deferred.wait_all()
                 t0 = time.perf_counter()
                 block = mem.build_context(sid, msg, config=cfg)
-                if n >= 10:
+                if n >= context_warmup:
                     lat.append((time.perf_counter() - t0) * 1000)
                     for stage, ms in block.timings_ms.items():
                         stages.setdefault(stage, []).append(float(ms))
@@ -258,7 +259,9 @@ def run_retrieval_bench(
             "search timings exclude query embedding (the query vector is given); build_context includes it "
             "(USE multilingual v3, local, 1 thread) but the stored vectors are synthetic. Before each timed "
             "build_context the previous call's background injection log (GraphMemory.deferred) is waited for, "
-            "untimed: in a session the LLM's answer comes between two calls.",
+            "untimed: in a session the LLM's answer comes between two calls. "
+            f"{context_calls} build_context calls are timed after {context_warmup} untimed ones "
+            "(the first calls of a process warm the embedder and the statements' plans).",
             "Stages of a search (the all-scopes row): the vector and the full-text candidate statements run "
             "concurrently (two server statements on the machine's cores), hydrate (the final hits' details) after "
             "both; stage p50s do not add up to the total p50.",

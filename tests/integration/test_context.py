@@ -152,7 +152,7 @@ def test_bench_commands_smoke(database: Database, embedder: LocalEmbedder, tmp_p
     from graphmem.bench.retrieval import run_retrieval_bench
 
     mem = GraphMemory(database, embedder=embedder)
-    res = run_retrieval_bench(mem, sizes=(100,), queries=6, context_calls=2, log=lambda m: None)
+    res = run_retrieval_bench(mem, sizes=(100,), queries=6, context_calls=2, context_warmup=2, log=lambda m: None)
     assert any("hybrid k=10" in k for k in res.figures)
     data = [{
         "sample_id": "conv-x",
