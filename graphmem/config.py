@@ -16,6 +16,8 @@ from typing import Any, Literal, get_args
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .errors import InvalidSettings
+
 __all__ = [
     "DEFAULT_HOOK_REPLAY_SECONDS",
     "DEFAULT_NEO4J_VERSION",
@@ -126,8 +128,15 @@ class Settings(BaseSettings):
 
     @classmethod
     def load(cls) -> Settings:
-        """Read the environment now (the only place graphmem does)."""
-        return cls()
+        """Read the environment now (the only place graphmem does).
+
+        Raises :class:`~graphmem.errors.InvalidSettings` (one line per bad value) on a bad setting."""
+        try:
+            return cls()
+        except ValidationError as e:
+            if not is_settings_error(e):
+                raise
+            raise InvalidSettings(settings_problems(e)) from e
 
     @property
     def managed(self) -> bool:

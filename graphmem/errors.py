@@ -28,6 +28,7 @@ __all__ = [
     "EmbeddingMismatch",
     "GraphMemError",
     "InvalidInput",
+    "InvalidSettings",
     "NotFound",
     "ProviderError",
     "SchemaError",
@@ -42,6 +43,15 @@ class GraphMemError(Exception):
 
 class ConfigError(GraphMemError):
     """Settings are missing or inconsistent."""
+
+
+class InvalidSettings(ConfigError, ValueError):
+    """A ``GRAPHMEM_*`` (or ``NEO4J_*``) environment value is invalid. ``problems`` holds one line
+    per bad value, ``NAME='value': reason`` (secrets are never shown); ``str()`` joins them."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = list(problems) or ["settings: invalid"]
+        super().__init__("invalid setting " + "; ".join(self.problems))
 
 
 class InvalidInput(GraphMemError, ValueError):

@@ -50,18 +50,10 @@ class _Memory:
     def get(self) -> GraphMemory:
         with self._lock:
             if self._mem is None:
-                from pydantic import ValidationError
-
                 from .cli.common import open_memory
-                from .config import is_settings_error, settings_problems
-                from .errors import ConfigError
 
-                try:
-                    self._mem = open_memory()
-                except ValidationError as e:  # a bad GRAPHMEM_* value: a one-line tool error
-                    if not is_settings_error(e):
-                        raise
-                    raise ConfigError(f"graphmem: invalid setting {'; '.join(settings_problems(e))}") from None
+                # a bad GRAPHMEM_* value raises InvalidSettings: a one-line tool error
+                self._mem = open_memory()
             return self._mem
 
     def close(self) -> None:

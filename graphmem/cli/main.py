@@ -12,7 +12,7 @@ import importlib
 import sys
 from collections.abc import Callable
 
-from ..errors import ConfigError, DatabaseUnavailable, GraphMemError, InvalidInput, NotFound
+from ..errors import ConfigError, DatabaseUnavailable, GraphMemError, InvalidInput, InvalidSettings, NotFound
 
 __all__ = ["GROUPS", "build_parser", "main"]
 
@@ -72,8 +72,6 @@ def main(argv: list[str] | None = None) -> int:
         return hook_main(raw[1:])
     import logging
 
-    from pydantic import ValidationError
-
     # the driver logs each retry as a warning; without a handler those reach stderr as raw lines
     logging.getLogger("neo4j").setLevel(logging.ERROR)
     parser = build_parser()
@@ -96,6 +94,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except InvalidSettings as e:
+        for problem in e.problems:  # a bad GRAPHMEM_* value: one line each
+            print(f"graphmem: invalid setting {problem}", file=sys.stderr)
+        return EXIT_USAGE
     except GraphMemError as e:
         print(f"graphmem: error: {e}", file=sys.stderr)
         if isinstance(e, NotFound):
@@ -105,14 +107,6 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(e, InvalidInput | ConfigError):
             return EXIT_USAGE
         return EXIT_ERROR
-    except ValidationError as e:
-        from ..config import is_settings_error, settings_problems
-
-        if not is_settings_error(e):
-            raise
-        for problem in settings_problems(e):  # a bad GRAPHMEM_* value
-            print(f"graphmem: invalid setting {problem}", file=sys.stderr)
-        return EXIT_USAGE
 
 
 if __name__ == "__main__":  # pragma: no cover

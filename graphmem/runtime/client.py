@@ -303,17 +303,48 @@ def _emit(stdout: str, stderr: str) -> None:
 
 def _service() -> Any:
     """:mod:`graphmem.runtime.service`, also when this file runs as a script under ``python -S``."""
+    return _module("graphmem.runtime.service")
+
+
+def _module(name: str) -> Any:
+    """Import a graphmem module, also when this file runs as a script under ``python -S``."""
+    import importlib
+
     try:
-        import graphmem.runtime.service as service
+        return importlib.import_module(name)
     except ImportError:
         import site
 
-        site.main()  # python -S: add site-packages now (only this slow path needs them)
+        site.main()  # python -S: add site-packages now (only the slow paths need them)
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         if root not in sys.path:
             sys.path.insert(0, root)
-        import graphmem.runtime.service as service
-    return service
+        return importlib.import_module(name)
+
+
+def _settings_problem(deadline: float) -> str:
+    """Why a daemon started now would exit at once: a bad ``GRAPHMEM_*`` value, as the one line the
+    CLI prints; ``''`` when the settings load (or when telling would pass ``deadline``). Only the
+    path that spawns a daemon asks (loading the settings costs about 0.2 s)."""
+    import threading
+
+    result: list[str] = []
+
+    def check() -> None:
+        try:
+            settings = _module("graphmem.config").Settings
+            invalid = _module("graphmem.errors").InvalidSettings
+            try:
+                settings.load()
+            except invalid as e:
+                result.append(f"graphmem: {e}"[:1000])
+        except BaseException:  # the hook never fails; the daemon's log says the rest
+            pass
+
+    t = threading.Thread(target=check, daemon=True)
+    t.start()
+    t.join(max(0.0, deadline - time.monotonic()))
+    return result[0] if result else ""
 
 
 def _direct(tool: str, raw: bytes, kind: str, deadline: float) -> tuple[str, str]:
@@ -394,9 +425,14 @@ def hook_main(argv: list[str]) -> int:
             try:
                 stdout, stderr = hook_request(home, tool, raw, timeout=deadline - time.monotonic())
             except NoDaemon:
-                spawn_daemon(home)
+                # a bad setting would kill the daemon at start: say so instead of spawning it
+                problem = _settings_problem(deadline)
+                if not problem:
+                    spawn_daemon(home)
                 if kind == "stop":
-                    stdout, stderr = _direct(tool, raw, kind, deadline)
+                    stdout, stderr = _direct(tool, raw, kind, deadline)  # it reports the same line
+                elif problem:
+                    stderr = problem
             except (TimeoutError, OSError, ValueError) as e:
                 stderr = f"graphmem hook: no answer from the daemon ({type(e).__name__}: {e})"
                 if kind == "stop" and isinstance(e, ConnectionError):

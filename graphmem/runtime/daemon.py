@@ -401,7 +401,7 @@ def daemon_status(home: Path | None = None, *, timeout: float = 2.0) -> DaemonIn
 def start_daemon(home: Path | None = None, *, wait: float = 60.0) -> DaemonInfo:
     """Start a detached daemon unless one answers; wait until it answers.
 
-    Raises pydantic's ValidationError at once on a bad ``GRAPHMEM_*`` setting (the daemon it would
+    Raises :class:`InvalidSettings` at once on a bad ``GRAPHMEM_*`` setting (the daemon it would
     spawn inherits this environment and would exit on it, leaving only a line in daemon.log)."""
     Settings.load()
     home = home or Path(home_dir())

@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from ..activity import ForegroundSignal
-from ..config import DEFAULT_HOOK_REPLAY_SECONDS, Settings, settings_problems
+from ..config import DEFAULT_HOOK_REPLAY_SECONDS, Settings
 from ..db import Database
-from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError, InvalidInput, SessionNotFound
+from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError, InvalidInput, InvalidSettings, SessionNotFound
 from ..integrations import (
     MAX_CONTEXT_CHARS,
     HookInput,
@@ -401,15 +401,13 @@ class HookService:
 def run_direct(tool: str, raw: bytes | str, *, deadline: float | None = None) -> tuple[str, str]:
     """Handle a hook in the calling process (no daemon): text-only search, hook timeouts.
     Returns (stdout, stderr); never raises."""
-    from pydantic import ValidationError
-
     del deadline  # the caller enforces it
     quiet_driver_logs()
     holder: list[GraphMemory] = []
     try:
         settings = Settings.load()
-    except ValidationError as e:  # a bad GRAPHMEM_* value: one line, nothing stored or spooled
-        return "", f"graphmem: invalid setting {'; '.join(settings_problems(e))}"[:1000]
+    except InvalidSettings as e:  # a bad GRAPHMEM_* value: one line, nothing stored or spooled
+        return "", f"graphmem: {e}"[:1000]
 
     def memory() -> GraphMemory:
         if not holder:

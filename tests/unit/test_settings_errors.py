@@ -133,4 +133,38 @@ def test_mcp_tool_call_gets_one_line_config_error(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("GRAPHMEM_BOLT_PORT", "abc")
     with pytest.raises(ConfigError) as info:
         _Memory().get()
-    assert str(info.value) == f"graphmem: invalid setting {PORT_PROBLEM}"
+    assert str(info.value) == f"invalid setting {PORT_PROBLEM}"
+
+
+def test_load_and_from_settings_raise_one_line_invalid_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphmem import ConfigError, GraphMemError, GraphMemory, InvalidSettings
+
+    monkeypatch.setenv("GRAPHMEM_BOLT_PORT", "abc")
+    monkeypatch.setenv("GRAPHMEM_NEO4J_PASSWORD", "s3cret-value")
+    with pytest.raises(InvalidSettings) as info:
+        Settings.load()
+    assert isinstance(info.value, ConfigError) and isinstance(info.value, GraphMemError)
+    assert info.value.problems == [
+        "GRAPHMEM_BOLT_PORT='abc': Input should be a valid integer, unable to parse string as an integer"
+    ]
+    assert str(info.value) == "invalid setting " + info.value.problems[0]
+    assert "\n" not in str(info.value) and "s3cret" not in str(info.value)
+    with pytest.raises(InvalidSettings):  # the library entry point says the same, no pydantic dump
+        GraphMemory.from_settings()
+
+
+def test_prompt_hook_without_daemon_reports_a_bad_setting_and_spawns_nothing(tmp_path: Path) -> None:
+    import json
+
+    import graphmem.runtime.client as client
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHMEM_", "NEO4J_"))}
+    env.update(GRAPHMEM_HOME=str(tmp_path / "home"), GRAPHMEM_BOLT_PORT="abc", GRAPHMEM_HOOK_BUDGET="10")
+    prompt = {"hook_event_name": "UserPromptSubmit", "session_id": "s-1", "cwd": str(tmp_path), "prompt": "hello"}
+    # exactly as `graphmem hooks install` writes the hook command: python -S <client.py> <tool>
+    proc = subprocess.run([sys.executable, "-S", client.__file__, "claude-code"], input=json.dumps(prompt).encode(),
+                          env=env, capture_output=True, timeout=60, check=False)
+    assert proc.returncode == 0
+    assert proc.stdout == b""
+    assert proc.stderr.decode().strip() == f"graphmem: invalid setting {PORT_PROBLEM}"
+    assert not (tmp_path / "home" / "daemon.log").exists()  # no daemon was started to die on it
