@@ -32,6 +32,7 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # not imported at run time: `typing` costs start-up time
+    from collections.abc import Callable
     from typing import Any
 
 __all__ = [
@@ -322,12 +323,19 @@ def _module(name: str) -> Any:
         return importlib.import_module(name)
 
 
+def _until(deadline: float, work: Callable[[], None]) -> None:
+    """Run ``work`` in a daemon thread and wait for it until ``deadline`` at most (it may go on)."""
+    import threading
+
+    t = threading.Thread(target=work, daemon=True)
+    t.start()
+    t.join(max(0.0, deadline - time.monotonic()))
+
+
 def _settings_problem(deadline: float) -> str:
     """Why a daemon started now would exit at once: a bad ``GRAPHMEM_*`` value, as the one line the
     CLI prints; ``''`` when the settings load (or when telling would pass ``deadline``). Only the
     path that spawns a daemon asks (loading the settings costs about 0.2 s)."""
-    import threading
-
     result: list[str] = []
 
     def check() -> None:
@@ -341,17 +349,13 @@ def _settings_problem(deadline: float) -> str:
         except BaseException:  # the hook never fails; the daemon's log says the rest
             pass
 
-    t = threading.Thread(target=check, daemon=True)
-    t.start()
-    t.join(max(0.0, deadline - time.monotonic()))
+    _until(deadline, check)
     return result[0] if result else ""
 
 
 def _direct(tool: str, raw: bytes, kind: str, deadline: float) -> tuple[str, str]:
     """Handle the hook in this process (no daemon): import the library, within the deadline for
     prompts. Returns (stdout, stderr)."""
-    import threading
-
     result: list[tuple[str, str]] = []
 
     def work() -> None:
@@ -363,9 +367,7 @@ def _direct(tool: str, raw: bytes, kind: str, deadline: float) -> tuple[str, str
     if kind == "stop":
         work()  # a Stop is worth its time: the turn must be stored or spooled
     else:
-        t = threading.Thread(target=work, daemon=True)
-        t.start()
-        t.join(max(0.0, deadline - time.monotonic()))
+        _until(deadline, work)
     if not result:
         return "", ""
     return result[0]
