@@ -409,11 +409,14 @@ class SummaryWorker:
         if time.monotonic() - self._last_gc > self.config.gc_every_seconds:
             self._last_gc = time.monotonic()
             self.db.write("worker/orphans", limit=1000)
-            from .facts import delete_expired_facts  # seed 000's cron: expired facts are deleted
+            from .facts import delete_expired_facts, index_pending_vectors
 
-            expired = delete_expired_facts(self.db)
+            expired = delete_expired_facts(self.db)  # seed 000's cron: expired facts are deleted
             if expired:
                 log.info("worker %s: deleted %d expired facts", self.owner, expired)
+            indexed = index_pending_vectors(self.db)  # left pending by a process that stopped
+            if indexed:
+                log.info("worker %s: indexed %d fact vectors left pending", self.owner, indexed)
         return done
 
     def _yield_to_foreground(self) -> None:

@@ -13,28 +13,28 @@ WITH sess, coalesce(sess.turnCount, 0) + 1 AS turnIndex,
 CALL (sess, turnIndex) {
   OPTIONAL MATCH (sess)-[i:INJECTED]->(f:Fact)
     WHERE i.turnIndex > turnIndex - $dedupTurns
-  RETURN collect(f {.id, embedding: CASE WHEN f.id IN $knownIds THEN null ELSE f.embedding END}) AS injected
+  RETURN collect(f {.id, embedding: CASE WHEN f.id IN $knownIds THEN null ELSE coalesce(f.embedding, f.pendingEmbedding) END}) AS injected
 }
 CALL (scopeKeys) {
   OPTIONAL MATCH (f:Fact)
     WHERE f.scopeKey IN scopeKeys AND f.type = 'identity' AND f.supersededAt IS NULL
-      AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
+      AND coalesce(f.expiresAt > datetime(), true)
   WITH f ORDER BY f.importance DESC, f.createdAt DESC LIMIT $limit
-  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE f.embedding END}) AS identity
+  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE coalesce(f.embedding, f.pendingEmbedding) END}) AS identity
 }
 CALL (scopeKeys) {
   OPTIONAL MATCH (f:Fact)
     WHERE f.scopeKey IN scopeKeys AND f.importance >= $importantMin AND f.type <> 'identity'
-      AND f.supersededAt IS NULL AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
+      AND f.supersededAt IS NULL AND coalesce(f.expiresAt > datetime(), true)
   WITH f ORDER BY f.importance DESC, f.createdAt DESC LIMIT $limit
-  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE f.embedding END}) AS important
+  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE coalesce(f.embedding, f.pendingEmbedding) END}) AS important
 }
 CALL (scopeKeys) {
   OPTIONAL MATCH (f:Fact)
     WHERE f.scopeKey IN scopeKeys AND f.createdAt >= $since AND f.supersededAt IS NULL
-      AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
+      AND coalesce(f.expiresAt > datetime(), true)
   WITH f ORDER BY f.createdAt DESC LIMIT $limit
-  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE f.embedding END}) AS recent
+  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE coalesce(f.embedding, f.pendingEmbedding) END}) AS recent
 }
 CALL (scopeKeys) {
   OPTIONAL MATCH (sc:FactScope) WHERE sc.key IN scopeKeys
@@ -50,10 +50,18 @@ CALL (scopeKeys) {
       // read every fact of a large scope)
       WITH CASE WHEN $vector IS NOT NULL AND n > 0 AND n <= $exactMax THEN key END AS scanKey
       MATCH (f:Fact {scopeKey: scanKey})
-        WHERE f.supersededAt IS NULL AND f.embedding IS NOT NULL
-      WITH f, 2 * vector.similarity.cosine(f.embedding, $vector) - 1 AS cosine
+        WHERE f.supersededAt IS NULL AND coalesce(f.embedding, f.pendingEmbedding) IS NOT NULL
+      WITH f, 2 * vector.similarity.cosine(coalesce(f.embedding, f.pendingEmbedding), $vector) - 1 AS cosine
       WHERE cosine >= $minCosine
       RETURN f, cosine, 1 AS exact
+      UNION ALL
+      // a large scope's facts whose vectors wait for the index (see facts/insert), before the index
+      WITH key, n WHERE $vector IS NOT NULL AND n > $exactMax
+      MATCH (f:Fact) USING INDEX f:Fact(vectorPendingSince)
+        WHERE f.vectorPendingSince IS NOT NULL AND f.scopeKey = key AND f.supersededAt IS NULL
+      WITH f, 2 * vector.similarity.cosine(f.pendingEmbedding, $vector) - 1 AS cosine
+      WHERE cosine >= $minCosine
+      RETURN f, cosine, 0 AS exact
       UNION ALL
       WITH key, n WHERE $vector IS NOT NULL AND n > $exactMax
       MATCH (f:Fact)
@@ -63,8 +71,8 @@ CALL (scopeKeys) {
     WITH f, cosine, exact ORDER BY cosine DESC
     RETURN count(f) AS fetched, min(cosine) AS lowestCosine, coalesce(max(exact), 1) = 1 AS exact,
            collect(CASE WHEN f.supersededAt IS NULL AND cosine >= $minCosine
-                         AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
-                    THEN f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, embedding: CASE WHEN f.id IN $knownIds THEN null ELSE f.embedding END,
+                         AND coalesce(f.expiresAt > datetime(), true)
+                    THEN f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, embedding: CASE WHEN f.id IN $knownIds THEN null ELSE coalesce(f.embedding, f.pendingEmbedding) END,
                         subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], cosine: cosine} END)[0..$k] AS found
   }
   WITH collect(exact OR fetched < $fetch OR lowestCosine < $minCosine) AS done, collect(found) AS founds

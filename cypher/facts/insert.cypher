@@ -1,6 +1,9 @@
 // Insert a new current fact with its subjects, its provenance (a turn, when given) and, when
 // $supersedes is a fact id, retire that fact: it keeps its text as history behind SUPERSEDES, loses
 // its embedding (so it leaves the vector index) and hands over its subjects and access count.
+// The vector goes to `pendingEmbedding` (with `vectorPendingSince`), outside the vector index, when
+// $deferIndex is true (remember() then indexes it right after the commit, on the background writer:
+// the index insertion is most of a commit's cost); the reads that must see it scan pending vectors.
 MATCH (s:FactScope {key: $scopeKey})
 OPTIONAL MATCH (old:Fact {id: $supersedes}) WHERE old.supersededAt IS NULL
 CREATE (f:Fact {id: $id, content: $content, contentKey: $contentKey, type: $type, importance: $importance,
@@ -10,8 +13,13 @@ CREATE (f:Fact {id: $id, content: $content, contentKey: $contentKey, type: $type
 SET s.count = s.count + CASE WHEN old IS NULL THEN 1 ELSE 0 END
 WITH f, old
 CALL (f) {
-  WITH f WHERE $vector IS NOT NULL
+  WITH f WHERE $vector IS NOT NULL AND NOT $deferIndex
   CALL db.create.setNodeVectorProperty(f, 'embedding', $vector)
+}
+CALL (f) {
+  WITH f WHERE $vector IS NOT NULL AND $deferIndex
+  CALL db.create.setNodeVectorProperty(f, 'pendingEmbedding', $vector)
+  SET f.vectorPendingSince = $now
 }
 CALL (f) {
   UNWIND $subjects AS name
@@ -27,7 +35,7 @@ CALL (f, old) {
   WITH f, old WHERE old IS NOT NULL
   CREATE (f)-[:SUPERSEDES {at: $now}]->(old)
   SET old.supersededAt = $now, old.updatedAt = $now
-  REMOVE old.embedding
+  REMOVE old.embedding, old.pendingEmbedding, old.vectorPendingSince
   WITH f, old
   MATCH (old)-[:ABOUT]->(x:Subject)
   MERGE (f)-[:ABOUT]->(x)

@@ -3,7 +3,7 @@
 // 'accessed' (accessCount), newest first within ties.
 MATCH (f:Fact)
 WHERE ($scopeKeys IS NULL OR f.scopeKey IN $scopeKeys)
-  AND f.supersededAt IS NULL AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
+  AND f.supersededAt IS NULL AND coalesce(f.expiresAt > datetime(), true)
   AND ($type IS NULL OR f.type = $type)
   AND ($minImportance IS NULL OR f.importance >= $minImportance)
   AND ($since IS NULL OR f.createdAt >= $since)

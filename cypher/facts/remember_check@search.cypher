@@ -4,7 +4,8 @@
 // also keeps the scope's approximate fact count), find a current fact with exactly the same
 // normalised text, else the current facts nearest to $vector with cosine >= $minCosine (best
 // first, at most $k). Small scopes (count <= $exactMax) are scanned exactly, larger ones searched
-// in the index ($fetch nearest of the scope). `complete` is false when that search may have
+// in the index ($fetch nearest of the scope) plus a scan of their facts whose vectors still wait
+// for the index (`pendingEmbedding`, see facts/insert). `complete` is false when that search may have
 // missed a fact above $minCosine (the caller then widens). Index scores are (1 + cos) / 2.
 CYPHER 25
 MERGE (s:FactScope {key: $scopeKey})
@@ -12,7 +13,7 @@ MERGE (s:FactScope {key: $scopeKey})
 SET s.lockedAt = datetime()
 WITH s
 OPTIONAL MATCH (e:Fact {scopeKey: $scopeKey, contentKey: $contentKey})
-  WHERE e.supersededAt IS NULL AND (e.expiresAt IS NULL OR e.expiresAt > datetime())
+  WHERE e.supersededAt IS NULL AND coalesce(e.expiresAt > datetime(), true)
 WITH s, e LIMIT 1
 CALL (s, e) {
   CALL (s, e) {
@@ -20,10 +21,19 @@ CALL (s, e) {
     // the index seek, which then read every fact of a large scope before discarding them all
     WITH CASE WHEN e IS NULL AND $vector IS NOT NULL AND s.count <= $exactMax THEN $scopeKey END AS scanKey
     MATCH (f:Fact {scopeKey: scanKey})
-      WHERE f.supersededAt IS NULL AND f.embedding IS NOT NULL
-    WITH f, 2 * vector.similarity.cosine(f.embedding, $vector) - 1 AS cosine
+      WHERE f.supersededAt IS NULL AND coalesce(f.embedding, f.pendingEmbedding) IS NOT NULL
+    WITH f, 2 * vector.similarity.cosine(coalesce(f.embedding, f.pendingEmbedding), $vector) - 1 AS cosine
     WHERE cosine >= $minCosine
     RETURN f, cosine, true AS exact
+    UNION ALL
+    // a large scope's facts whose vectors are not in the index yet (remembered moments ago), scanned
+    // before the index is searched: a fact indexed in between is then found by one or the other
+    WITH s, e WHERE e IS NULL AND $vector IS NOT NULL AND s.count > $exactMax
+    MATCH (f:Fact) USING INDEX f:Fact(vectorPendingSince)
+      WHERE f.vectorPendingSince IS NOT NULL AND f.scopeKey = $scopeKey AND f.supersededAt IS NULL
+    WITH f, 2 * vector.similarity.cosine(f.pendingEmbedding, $vector) - 1 AS cosine
+    WHERE cosine >= $minCosine
+    RETURN f, cosine, false AS exact
     UNION ALL
     WITH s, e WHERE e IS NULL AND $vector IS NOT NULL AND s.count > $exactMax
     MATCH (f:Fact)
@@ -33,7 +43,7 @@ CALL (s, e) {
   WITH f, cosine, exact ORDER BY cosine DESC
   WITH count(f) AS fetched, min(cosine) AS lowestCosine, coalesce(max(CASE WHEN exact THEN 1 ELSE 0 END), 1) = 1 AS exact,
        collect(CASE WHEN f.supersededAt IS NULL AND cosine >= $minCosine
-                     AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
+                     AND coalesce(f.expiresAt > datetime(), true)
                 THEN f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount,
                         .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name],
                         cosine: cosine} END) AS found

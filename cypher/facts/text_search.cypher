@@ -2,7 +2,7 @@
 // forget to catch facts that name the topic or are tagged with it). Null $scopeKeys: every scope.
 MATCH (f:Fact)
 WHERE ($scopeKeys IS NULL OR f.scopeKey IN $scopeKeys)
-  AND f.supersededAt IS NULL AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
+  AND f.supersededAt IS NULL AND coalesce(f.expiresAt > datetime(), true)
   AND (toLower(f.content) CONTAINS $needle OR EXISTS { (f)-[:ABOUT]->(:Subject {name: $subject}) })
 WITH f
 ORDER BY f.importance DESC, f.createdAt DESC

@@ -7,7 +7,7 @@ WITH f, 2 * score - 1 AS cosine
 ORDER BY cosine DESC
 WITH count(*) AS fetched, min(cosine) AS lowestCosine,
      collect(CASE WHEN f.scopeKey IN $scopeKeys AND f.supersededAt IS NULL AND cosine >= $minCosine
-                   AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
+                   AND coalesce(f.expiresAt > datetime(), true)
               THEN f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount,
                       .lastAccessedAt, .source, .scope, .scopeKey, .embedding,
                       subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], cosine: cosine} END) AS found

@@ -4,6 +4,8 @@
 CYPHER 25
 UNWIND $scopeKeys AS key
 CALL (key) {
+  // an empty scope is not searched (2026.08.1's in-index filter fails when nothing matches it)
+  WITH key WHERE EXISTS { MATCH (sc:FactScope {key: key}) WHERE sc.count > 0 }
   MATCH (f:Fact)
     SEARCH f IN (VECTOR INDEX fact_embedding FOR $vector WHERE f.scopeKey = key LIMIT $fetch) SCORE AS score
   RETURN f, 2 * score - 1 AS cosine
@@ -12,7 +14,7 @@ WITH f, cosine
 ORDER BY cosine DESC
 WITH count(*) AS fetched, min(cosine) AS lowestCosine,
      collect(CASE WHEN f.supersededAt IS NULL AND cosine >= $minCosine
-                   AND (f.expiresAt IS NULL OR f.expiresAt > datetime())
+                   AND coalesce(f.expiresAt > datetime(), true)
               THEN f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount,
                       .lastAccessedAt, .source, .scope, .scopeKey, .embedding,
                       subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], cosine: cosine} END) AS found

@@ -8,5 +8,5 @@ RETURN COUNT { MATCH (d:Directory) } AS directories,
        COUNT { MATCH (m:Summary {embedState: 'pending'}) } AS pendingSummaryEmbeddings,
        COUNT { MATCH (t:Turn {summaryState: 'pending'}) } AS pendingTurnSummaries,
        COUNT { MATCH (j:SummaryJob) } AS summaryJobs,
-       COUNT { MATCH (f:Fact) WHERE f.supersededAt IS NULL AND (f.expiresAt IS NULL OR f.expiresAt > datetime()) } AS facts,
+       COUNT { MATCH (f:Fact) WHERE f.supersededAt IS NULL AND coalesce(f.expiresAt > datetime(), true) } AS facts,
        COUNT { MATCH (f:Fact) } AS factVersions

@@ -34,9 +34,11 @@ from .store import (
     forget,
     forget_audits,
     get_fact,
+    index_pending_vectors,
     list_facts,
     remember,
     search_facts,
+    wait_for_vectors,
 )
 
 __all__ = [
@@ -60,6 +62,7 @@ __all__ = [
     "get_fact",
     "get_retrieval",
     "get_settings",
+    "index_pending_vectors",
     "inject_facts",
     "list_facts",
     "list_retrievals",
@@ -72,4 +75,5 @@ __all__ = [
     "set_setting",
     "settings_items",
     "unset_setting",
+    "wait_for_vectors",
 ]

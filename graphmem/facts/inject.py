@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ..db import Database, DeferredWrites
-from ..errors import SessionNotFound
+from ..errors import DatabaseError, SessionNotFound
 from ..models import clean_text, utcnow
 from .model import Fact, FactInjection, InjectedItem, Scope
 from .params import vector_param
 from .settings import FactSettings, get_settings
-from .store import EXACT_SCAN_MAX, nearest_facts
+from .store import EXACT_SCAN_MAX, nearest_facts, wait_for_vectors
 
 if TYPE_CHECKING:
     from ..memory import GraphMemory
@@ -172,6 +172,10 @@ def inject_facts(
     search = mem.db.server_info().vector_search_clause
     deferred: DeferredWrites | None = getattr(mem, "deferred", None)
     warnings = [f"an earlier injection log was not written ({e})" for e in deferred.wait(session_id)] if deferred else []
+    if vparam is not None:
+        # the facts this process remembered are in the vector index (else still found by the
+        # statement's scan of pending vectors; a failed indexing is logged and left to the worker)
+        wait_for_vectors(mem)
     # one round trip: session state, identity/important/recent candidates and the vector top k
     params: dict[str, Any] = dict(
         sessionId=session_id, dedupTurns=cfg.injection_dedup_turns, importantMin=cfg.injection_important_min,
@@ -183,7 +187,16 @@ def inject_facts(
     vectors = _session_vectors(mem)
     vkey = (str(getattr(mem, "embedding_model", "")), session_id)
     params["knownIds"] = vectors.known(vkey)
-    rows = mem.db.read("facts/inject@search", **params) if search else mem.db.read("facts/inject", **params)
+    if search:
+        try:
+            rows = mem.db.read("facts/inject@search", **params)
+        except DatabaseError:
+            # Neo4j 2026.08.1's in-index filter fails ("Index ... out of bounds") when nothing in the
+            # index matches it (a scope whose vectors all wait for the index): over-fetch instead
+            search = False
+            params["fetch"] = max(k * 10, 200)
+    if not search:
+        rows = mem.db.read("facts/inject", **params)
     if not rows:
         raise SessionNotFound(session_id)
     state = rows[0]

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..db import Database
+from ..db import Database, DeferredWrites
 from ..db.client import Tx
-from ..errors import InvalidInput, NotFound
+from ..errors import DatabaseError, InvalidInput, NotFound
 from ..models import clean_text, utcnow
 from .model import (
     FACT_TYPES,
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXACT_SCAN_MAX",
+    "VECTORS_KEY",
     "delete_expired_facts",
     "delete_facts",
     "delete_facts_under_path",
@@ -52,15 +53,19 @@ __all__ = [
     "forget",
     "forget_audits",
     "get_fact",
+    "index_pending_vectors",
     "list_facts",
     "nearest_facts",
     "remember",
     "search_facts",
+    "wait_for_vectors",
 ]
 
 EXACT_SCAN_MAX = 2000
 """Scopes holding at most this many facts are scanned exactly instead of through the index."""
 MAX_FETCH = 4000
+VECTORS_KEY = "fact-vectors"
+"""The background writer's key for indexing remembered facts' vectors (see :func:`wait_for_vectors`)."""
 MAX_CONTENT_CHARS = 10_000
 _VECTOR_INDEX = {False: "facts/vector_index", True: "facts/vector_index@search"}
 _REMEMBER_FETCH = {False: 200, True: 20}
@@ -134,8 +139,16 @@ def nearest_facts(
         if scope_keys is None:
             rows = _run(db, "facts/vector_all", vector=vector, fetch=fetch, k=k, minCosine=min_cosine)
         else:
-            rows = _run(db, _VECTOR_INDEX[search], vector=vector, scopeKeys=scope_keys, fetch=fetch, k=k,
-                        minCosine=min_cosine)
+            try:
+                rows = _run(db, _VECTOR_INDEX[search], vector=vector, scopeKeys=scope_keys, fetch=fetch, k=k,
+                            minCosine=min_cosine)
+            except DatabaseError:
+                if not search or not isinstance(db, Database):
+                    raise  # in a transaction, the caller retries the whole of it (see remember)
+                # 2026.08.1's in-index filter fails when nothing in the index matches it: over-fetch
+                search = False
+                fetch = max(k * 10, 200)
+                continue
         row: dict[str, Any] = rows[0] if rows else {"fetched": 0, "lowestCosine": -1.0, "hits": []}
         hits: list[dict[str, Any]] = list(row["hits"])
         exhausted = row["fetched"] < fetch or row["lowestCosine"] < min_cosine
@@ -204,8 +217,10 @@ def remember(
     search = mem.db.server_info().vector_search_clause
 
     vparam = vector_param(vector)
+    deferred: DeferredWrites | None = getattr(mem, "deferred", None)
+    defer = vparam is not None  # the vector is indexed after the commit (see facts/insert)
 
-    def work(tx: Tx) -> RememberResult:
+    def work(tx: Tx, search: bool) -> RememberResult:
         # one round trip: lock the scope, same text, nearest facts (exact scan or index)
         params: dict[str, Any] = dict(
             scopeKey=sc.key, scopeKind=sc.kind, contentKey=key, vector=vparam, k=5, minCosine=refine_min,
@@ -253,12 +268,50 @@ def remember(
             "facts/insert",
             id=str(uuid.uuid4()), content=text, contentKey=key, type=fact_type, importance=imp, now=now,
             expiresAt=exp, source=source, scopeKey=sc.key, scopeKind=sc.kind, vector=vparam, subjects=names,
-            turnId=turn_id, supersedes=old.id if old else None,
+            turnId=turn_id, supersedes=old.id if old else None, deferIndex=defer,
         )
         fact = Fact.from_row(rows[0]["fact"])
         return RememberResult("updated" if old else "inserted", fact, old, None if cos is None else round(cos, 4), reason)
 
-    return mem.db.transaction(work)
+    try:
+        result = mem.db.transaction(lambda tx: work(tx, search))
+    except DatabaseError:
+        if not search:
+            raise
+        # Neo4j 2026.08.1's in-index filter fails ("Index ... out of bounds") when nothing in the index
+        # matches it (a scope whose vectors all wait for the index): the over-fetch statements instead
+        result = mem.db.transaction(lambda tx: work(tx, False))
+    if defer and result.action != "unchanged":
+        # the vector waits outside the index (see facts/insert); the reads that must see it scan
+        # pending vectors, and this process's vector searches wait for this write (wait_for_vectors)
+        if deferred is not None:
+            deferred.submit(VECTORS_KEY, "facts/index_vectors", ids=[result.fact.id])
+        else:
+            mem.db.write("facts/index_vectors", ids=[result.fact.id])
+    return result
+
+
+def wait_for_vectors(mem: GraphMemory) -> list[str]:
+    """Wait until the facts this process remembered are in the vector index (their indexing runs on
+    the background writer just after remember() commits); returns the errors of indexings that
+    failed (those facts stay pending: found by the pending scans, indexed by the worker's cleanup)."""
+    deferred: DeferredWrites | None = getattr(mem, "deferred", None)
+    return deferred.wait(VECTORS_KEY) if deferred is not None else []
+
+
+def index_pending_vectors(db: Database, *, older_than: timedelta = timedelta(seconds=60),
+                          batch_size: int = 500) -> int:
+    """Index the vectors that have waited longer than ``older_than`` (their process stopped before
+    its background writer ran); returns how many. For the worker's periodic cleanup."""
+    total = 0
+    before = utcnow() - older_than
+    while True:
+        ids = [r["id"] for r in db.read("facts/pending_vectors_batch", before=before, limit=batch_size)]
+        if not ids:
+            return total
+        total += int(db.write("facts/index_vectors", ids=ids)[0]["indexed"])
+        if len(ids) < batch_size:
+            return total
 
 
 def get_fact(db: Database, fact_id: str) -> dict[str, Any]:
@@ -300,6 +353,7 @@ def search_facts(
         facts = list_text(mem.db, query, keys, limit=k)
     else:
         vector = mem.embedder.embed_one(query)
+        wait_for_vectors(mem)  # what this process remembered is in the index (an error is logged)
         count = None
         if keys is not None:
             count = int(mem.db.read("facts/scope_counts", scopeKeys=keys)[0]["count"])

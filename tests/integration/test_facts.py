@@ -7,10 +7,12 @@ import json
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
 from graphmem import Database, GraphMemory
+from graphmem.db import DeferredWrites
 from graphmem.facts import (
     FactSettings,
     Scope,
@@ -20,10 +22,12 @@ from graphmem.facts import (
     get_fact,
     get_retrieval,
     get_settings,
+    index_pending_vectors,
     inject_facts,
     list_retrievals,
     set_setting,
     unset_setting,
+    wait_for_vectors,
 )
 from graphmem.facts.extract import FactExtractor
 from graphmem.facts.model import FactInjection
@@ -397,3 +401,78 @@ def test_vector_parameters_are_cheap_to_log() -> None:
     v = vector_param([0.5] * 512)
     assert isinstance(v, VectorParam) and isinstance(v, list) and v == [0.5] * 512
     assert len(repr(v)) < 40 and vector_param(v) is v and vector_param(None) is None
+
+
+class _HeldWrites(DeferredWrites):
+    """The background writer, holding its writes until ``release`` (the moments between remember()'s
+    commit and the indexing of its vector, or a process that stopped before indexing)."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        self.held: list[tuple[str, dict[str, Any]]] = []
+
+    def submit(self, key: str, name: str, **params: Any) -> None:
+        self.held.append((name, params))
+
+    def release(self) -> None:
+        for name, params in self.held:
+            self.db.write(name, **params)
+        self.held.clear()
+
+
+def _vector_state(db: Database, fact_id: str) -> dict[str, bool]:
+    return db.read("testing/fact_vector_state", id=fact_id)[0]
+
+
+@pytest.mark.parametrize("exact_max", [0, 2000], ids=["index-path", "exact-scan"])
+def test_pending_vectors_are_seen_before_they_are_indexed(
+    fmem: GraphMemory, namespace: str, monkeypatch: pytest.MonkeyPatch, exact_max: int
+) -> None:
+    import graphmem.facts.inject as inject_mod
+    import graphmem.facts.store as store_mod
+
+    monkeypatch.setattr(inject_mod, "EXACT_SCAN_MAX", exact_max)
+    monkeypatch.setattr(store_mod, "EXACT_SCAN_MAX", exact_max)
+    held = _HeldWrites(fmem.db)
+    fmem.deferred = held
+    session = fmem.create_session(namespace + "/pending", agent="test")
+    scope = Scope.project(session.project_path)
+    first = fmem.remember("The cache layer uses Redis 7", scope=scope)
+    assert first.action == "inserted"
+    # committed with its vector outside the index, its indexing queued on the background writer
+    assert _vector_state(fmem.db, first.fact.id) == {
+        "indexed": False, "pending": True, "pendingSince": True, "superseded": False}
+    assert held.held == [("facts/index_vectors", {"ids": [first.fact.id]})]
+    # the similarity check sees the pending vector: a near-identical text updates it
+    upd = fmem.remember("The cache layer uses Redis 7.2", scope=scope)
+    assert upd.action == "updated" and upd.previous is not None and upd.previous.id == first.fact.id
+    assert _vector_state(fmem.db, first.fact.id) == {
+        "indexed": False, "pending": False, "pendingSince": False, "superseded": True}
+    # the injection's vector part sees it too
+    cfg = FactSettings(injection_dedup_turns=0, injection_recent_hours=0.0, injection_important_min=1.0,
+                       injection_vector_k=4, injection_min_score=0.2)
+    inj = inject_facts(fmem, session.id, "which database does the cache use?", settings=cfg, log=False)
+    assert [i.fact.id for i in inj.items if i.reason == "vector"] == [upd.fact.id]
+    # indexing: the superseded fact stays out of the index, the current one goes in
+    held.release()
+    assert _vector_state(fmem.db, first.fact.id)["indexed"] is False
+    assert _vector_state(fmem.db, upd.fact.id) == {
+        "indexed": True, "pending": False, "pendingSince": False, "superseded": False}
+    inj = inject_facts(fmem, session.id, "which database does the cache use?", settings=cfg, log=False)
+    assert [i.fact.id for i in inj.items if i.reason == "vector"] == [upd.fact.id]
+    # a vector left pending by a process that stopped: the worker's cleanup indexes it
+    left = fmem.remember("Paul is allergic to peanuts", scope=scope)
+    held.held.clear()
+    assert _vector_state(fmem.db, left.fact.id)["pending"] is True
+    assert index_pending_vectors(fmem.db, older_than=timedelta(0)) >= 1
+    assert _vector_state(fmem.db, left.fact.id) == {
+        "indexed": True, "pending": False, "pendingSince": False, "superseded": False}
+
+
+def test_remember_indexes_its_vector_on_the_background_writer(fmem: GraphMemory, project: Scope) -> None:
+    r = fmem.remember("Nina wants to learn Rust this winter", scope=project)
+    wait_for_vectors(fmem)
+    assert _vector_state(fmem.db, r.fact.id) == {
+        "indexed": True, "pending": False, "pendingSince": False, "superseded": False}
+    hits = fmem.search_facts("who is learning Rust?", scopes=[project])
+    assert hits and hits[0].id == r.fact.id
