@@ -68,8 +68,8 @@ VECTORS_KEY = "fact-vectors"
 """The background writer's key for indexing remembered facts' vectors (see :func:`wait_for_vectors`)."""
 MAX_CONTENT_CHARS = 10_000
 _VECTOR_INDEX = {False: "facts/vector_index", True: "facts/vector_index@search"}
-_REMEMBER_FETCH = {False: 200, True: 20}
-"""Nearest facts remember() asks the index for (k=5): over-fetch for the post-filter of 5.26, 4 x k
+_REMEMBER_FETCH = {False: 200, True: 10}
+"""Nearest facts remember() asks the index for (k=5): over-fetch for the post-filter of 5.26, 2 x k
 where the SEARCH clause filters on the scope inside the index (HNSW cost grows with the limit; an
 incomplete answer is widened)."""
 
