@@ -20,7 +20,9 @@ import time
 import uuid
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -129,13 +131,69 @@ def _coalesce(message: str | Sequence[str]) -> str:
     return " ".join(clean_text(m).strip() for m in message if m and m.strip())
 
 
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _inject_pool() -> ThreadPoolExecutor:
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphmem-inject")
+        return _POOL
+
+
+VectorSource = list[float] | Callable[[], list[float] | None] | None
+"""A message vector, or a callable that returns it once ready (``build_context`` embeds the message
+while the injection's candidates are read), or None (embedded here when an embedder is set)."""
+
+
+def _vector_part(mem: GraphMemory, text: str, vector: VectorSource, cfg: FactSettings,
+                 base: dict[str, Any]) -> tuple[list[dict[str, Any]], list[float] | None]:
+    """The vector top k of the injection (facts/inject_vector) and the message vector it used."""
+    vec = vector() if callable(vector) else vector
+    if vec is None and mem.embedder is not None and not callable(vector):
+        vec = mem.embedder.embed_one(text)
+    vparam = vector_param(vec)
+    if vparam is None:
+        return [], None
+    k = cfg.injection_vector_k
+    # the facts this process remembered are in the vector index (else still found by the
+    # statement's scan of pending vectors; a failed indexing is logged and left to the worker)
+    wait_for_vectors(mem)
+    search = mem.db.server_info().vector_search_clause
+    params = dict(sessionId=base["sessionId"], knownIds=base["knownIds"], vector=vparam, k=k,
+                  minCosine=cfg.injection_min_score, fetch=k if search else max(k * 10, 200),
+                  exactMax=EXACT_SCAN_MAX)
+    if search:
+        try:
+            rows = mem.db.read("facts/inject_vector@search", **params)
+        except DatabaseError:
+            # Neo4j 2026.08.1's in-index filter fails ("Index ... out of bounds") when nothing in the
+            # index matches it (a scope whose vectors all wait for the index): over-fetch instead
+            search = False
+            params["fetch"] = max(k * 10, 200)
+    if not search:
+        rows = mem.db.read("facts/inject_vector", **params)
+    if not rows:
+        return [], vparam  # an unknown session: the candidates' read reports it
+    row = rows[0]
+    hits: list[dict[str, Any]] = list(row["vector"] or [])
+    if not row["vectorComplete"] and len(hits) < k:
+        # an index search may have missed a fact above the minimum score: widen (rare)
+        scope_keys = session_scopes(mem.db, base["sessionId"])
+        hits = nearest_facts(mem.db, vparam, scope_keys, k=k, min_cosine=cfg.injection_min_score,
+                             scope_count=int(row["scopeCount"]))
+    return hits, vparam
+
+
 def inject_facts(
     mem: GraphMemory,
     session_id: str,
     message: str | Sequence[str],
     *,
     source: str = "user",
-    vector: list[float] | None = None,
+    vector: VectorSource = None,
     settings: FactSettings | None = None,
     log: bool | Literal["deferred"] = True,
 ) -> FactInjection:
@@ -143,7 +201,8 @@ def inject_facts(
 
     ``message`` may be several quick messages: they are coalesced into one query (seed 001 §3.3).
     ``source="system"`` skips the injection (seed 001 §3.2). ``vector`` reuses the message's
-    embedding when the caller (``build_context``) already has it. ``settings`` overrides the stored
+    embedding when the caller (``build_context``) already has it, or is a callable that returns it
+    once ready (the candidates are read meanwhile: see :data:`VectorSource`). ``settings`` overrides the stored
     ones. Raises :class:`SessionNotFound` for an unknown session.
 
     ``log``: write the ``(:Retrieval)`` log (True), not at all (False), or on ``mem.deferred``, the
@@ -165,48 +224,38 @@ def inject_facts(
     if not text:
         return skipped("empty message")
     limit = max(1, cfg.injection_max_results)
-    if vector is None and mem.embedder is not None:
-        vector = mem.embedder.embed_one(text)
     k = cfg.injection_vector_k
-    vparam = vector_param(vector) if k > 0 else None
-    search = mem.db.server_info().vector_search_clause
     deferred: DeferredWrites | None = getattr(mem, "deferred", None)
     warnings = [f"an earlier injection log was not written ({e})" for e in deferred.wait(session_id)] if deferred else []
-    if vparam is not None:
-        # the facts this process remembered are in the vector index (else still found by the
-        # statement's scan of pending vectors; a failed indexing is logged and left to the worker)
-        wait_for_vectors(mem)
-    # one round trip: session state, identity/important/recent candidates and the vector top k
     params: dict[str, Any] = dict(
         sessionId=session_id, dedupTurns=cfg.injection_dedup_turns, importantMin=cfg.injection_important_min,
-        since=utcnow() - timedelta(hours=cfg.injection_recent_hours), limit=limit, vector=vparam, k=max(1, k),
-        minCosine=cfg.injection_min_score, fetch=k + 10 if search else max(k * 10, 200),
-        exactMax=EXACT_SCAN_MAX,
+        since=utcnow() - timedelta(hours=cfg.injection_recent_hours), limit=limit,
     )
     # the vectors this process already has for this session's facts are not sent again
     vectors = _session_vectors(mem)
     vkey = (str(getattr(mem, "embedding_model", "")), session_id)
     params["knownIds"] = vectors.known(vkey)
-    if search:
-        try:
-            rows = mem.db.read("facts/inject@search", **params)
-        except DatabaseError:
-            # Neo4j 2026.08.1's in-index filter fails ("Index ... out of bounds") when nothing in the
-            # index matches it (a scope whose vectors all wait for the index): over-fetch instead
-            search = False
-            params["fetch"] = max(k * 10, 200)
-    if not search:
-        rows = mem.db.read("facts/inject", **params)
+    # two reads at once: the candidates (no vector needed: they run while the message is embedded)
+    # and the vector top k (once the vector is there)
+    vector_job: Future[tuple[list[dict[str, Any]], list[float] | None]] | None = None
+    if k > 0 and (vector is not None or mem.embedder is not None):
+        vector_job = _inject_pool().submit(_vector_part, mem, text, vector, cfg, params)
+    try:
+        rows = mem.db.read("facts/inject_candidates", **params)
+    except BaseException:
+        if vector_job is not None:  # not left running behind a failed call
+            wait_futures([vector_job])
+        raise
+    hits: list[dict[str, Any]] = []
+    qvec_list: list[float] | None = None
+    if vector_job is not None:
+        hits, qvec_list = vector_job.result()
+    elif vector is not None:  # k = 0: the vector still scores the candidates
+        qvec_list = vector() if callable(vector) else vector
     if not rows:
         raise SessionNotFound(session_id)
     state = rows[0]
     turn_index = int(state["turnIndex"])
-    scope_keys: list[str] = list(state["scopeKeys"])
-    hits: list[dict[str, Any]] = list(state["vector"] or []) if vparam is not None else []
-    if vparam is not None and not state["vectorComplete"] and len(hits) < k:
-        # an index search may have missed a fact above the minimum score: widen (rare)
-        hits = nearest_facts(mem.db, vparam, scope_keys, k=k, min_cosine=cfg.injection_min_score,
-                             scope_count=int(state["scopeCount"]))
     injected = [r for r in state["injected"] if r is not None]
     vectors.fill(vkey, [*injected, *state["identity"], *state["important"], *state["recent"], *hits])
     seen_ids = {r["id"] for r in injected}
@@ -222,7 +271,7 @@ def inject_facts(
     candidates = len({r["id"] for _, r in ordered})
     skipped_seen = 0
     threshold = cfg.injection_dedup_threshold
-    qvec = np.asarray(vector, dtype=np.float32) if vector is not None else None
+    qvec = np.asarray(qvec_list, dtype=np.float32) if qvec_list is not None else None
     seen_matrix = np.asarray(seen_vecs, dtype=np.float32) if seen_vecs else None
     for reason, row in ordered:
         if len(chosen) >= limit:

@@ -304,7 +304,8 @@ def context_for_session(mem: GraphMemory, session_id: str, message: str,
     """:meth:`GraphMemory.build_context`: read the session state, embed the message once, inject facts
     and search concurrently, then assemble.
 
-    Critical path: max(state read, message embedding) + max(search, fact injection) + assembly.
+    Critical path: max(state read, message embedding) + max(search, fact injection) + assembly;
+    the injection's candidates are read while the message is embedded.
     ``timings_ms`` has each stage: ``state`` (session, recent turns with their vectors and tool
     calls, unrolled level-1 summaries: one round trip), ``embed``, ``search``, ``facts`` (the
     injection, in its own thread), ``facts_wait`` (what the injection added after the search
@@ -328,29 +329,34 @@ def context_for_session(mem: GraphMemory, session_id: str, message: str,
         return rows, _ms(t1)
 
     state_future = pool.submit(read_state)
-    # the message is embedded once, for the fact injection and the search alike
-    qvec: list[float] | None = None
-    if mem.embedder is not None and message.strip() and (cfg.mode != "text" or cfg.facts):
-        t1 = time.perf_counter()
-        try:
-            qvec = vector_param(mem.embedder.embed_one(message))
-        except Exception:  # the search retries and reports it as a text-only warning
-            qvec = None
-        timings["embed"] = _ms(t1)
-
+    # the message is embedded once, for the fact injection and the search alike; the injection
+    # starts first: it reads its candidates while the message is embedded, then waits for the vector
+    qvec_ready: Future[list[float] | None] = Future()
     facts_future: Future[tuple[list[dict[str, Any]], str | None, str | None, float]] | None = None
     if cfg.facts and message.strip():
         def inject() -> tuple[list[dict[str, Any]], str | None, str | None, float]:
             t1 = time.perf_counter()
             try:
                 # the Retrieval log is written in the background: the context does not wait for its commit
-                inj = inject_facts(mem, sid, message, vector=qvec, log="deferred")
+                inj = inject_facts(mem, sid, message, vector=qvec_ready.result, log="deferred")
             except GraphMemError as e:  # facts are a bonus: never lose the rest of the context
                 return [], None, f"fact injection failed: {e}", _ms(t1)
             items = [{**i.fact.to_dict(), "reason": i.reason, "score": i.score} for i in inj.items]
             return items, inj.log_id, "; ".join(inj.warnings) or None, _ms(t1)
 
         facts_future = pool.submit(inject)
+
+    qvec: list[float] | None = None
+    try:
+        if mem.embedder is not None and message.strip() and (cfg.mode != "text" or cfg.facts):
+            t1 = time.perf_counter()
+            try:
+                qvec = vector_param(mem.embedder.embed_one(message))
+            except Exception:  # the search retries and reports it as a text-only warning
+                qvec = None
+            timings["embed"] = _ms(t1)
+    finally:
+        qvec_ready.set_result(qvec)  # always: the injection's vector part waits for it
 
     rows, timings["state"] = state_future.result()
     if not rows:
