@@ -17,20 +17,20 @@ CALL (scopeKeys) {
     WHERE f.scopeKey IN scopeKeys AND f.type = 'identity' AND f.supersededAt IS NULL
       AND coalesce(f.expiresAt > datetime(), true)
   WITH f ORDER BY f.importance DESC, f.createdAt DESC LIMIT $limit
-  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE coalesce(f.embedding, f.pendingEmbedding) END}) AS identity
+  RETURN collect(f {.id, .content, .type, .importance, createdAt: toString(f.createdAt), updatedAt: toString(f.updatedAt), expiresAt: toString(f.expiresAt), .accessCount, lastAccessedAt: toString(f.lastAccessedAt), .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE coalesce(f.embedding, f.pendingEmbedding) END}) AS identity
 }
 CALL (scopeKeys) {
   OPTIONAL MATCH (f:Fact)
     WHERE f.scopeKey IN scopeKeys AND f.importance >= $importantMin AND f.type <> 'identity'
       AND f.supersededAt IS NULL AND coalesce(f.expiresAt > datetime(), true)
   WITH f ORDER BY f.importance DESC, f.createdAt DESC LIMIT $limit
-  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE coalesce(f.embedding, f.pendingEmbedding) END}) AS important
+  RETURN collect(f {.id, .content, .type, .importance, createdAt: toString(f.createdAt), updatedAt: toString(f.updatedAt), expiresAt: toString(f.expiresAt), .accessCount, lastAccessedAt: toString(f.lastAccessedAt), .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE coalesce(f.embedding, f.pendingEmbedding) END}) AS important
 }
 CALL (scopeKeys) {
   OPTIONAL MATCH (f:Fact)
     WHERE f.scopeKey IN scopeKeys AND f.createdAt >= $since AND f.supersededAt IS NULL
       AND coalesce(f.expiresAt > datetime(), true)
   WITH f ORDER BY f.createdAt DESC LIMIT $limit
-  RETURN collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE coalesce(f.embedding, f.pendingEmbedding) END}) AS recent
+  RETURN collect(f {.id, .content, .type, .importance, createdAt: toString(f.createdAt), updatedAt: toString(f.updatedAt), expiresAt: toString(f.expiresAt), .accessCount, lastAccessedAt: toString(f.lastAccessedAt), .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE coalesce(f.embedding, f.pendingEmbedding) END}) AS recent
 }
 RETURN turnIndex, scopeKeys, injected, identity, important, recent

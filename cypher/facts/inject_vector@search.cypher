@@ -44,7 +44,7 @@ CALL (scopeKeys) {
     RETURN count(f) AS fetched, min(cosine) AS lowestCosine, coalesce(max(exact), 1) = 1 AS exact,
            collect(CASE WHEN f.supersededAt IS NULL AND cosine >= $minCosine
                          AND coalesce(f.expiresAt > datetime(), true)
-                    THEN f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, embedding: CASE WHEN f.id IN $knownIds THEN null ELSE coalesce(f.embedding, f.pendingEmbedding) END,
+                    THEN f {.id, .content, .type, .importance, createdAt: toString(f.createdAt), updatedAt: toString(f.updatedAt), expiresAt: toString(f.expiresAt), .accessCount, lastAccessedAt: toString(f.lastAccessedAt), .source, .scope, .scopeKey, embedding: CASE WHEN f.id IN $knownIds THEN null ELSE coalesce(f.embedding, f.pendingEmbedding) END,
                         subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], cosine: cosine} END)[0..$k] AS found
   }
   WITH collect(exact OR fetched < $fetch OR lowestCosine < $minCosine) AS done, collect(found) AS founds

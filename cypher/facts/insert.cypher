@@ -40,5 +40,5 @@ CALL (f, old) {
   MATCH (old)-[:ABOUT]->(x:Subject)
   MERGE (f)-[:ABOUT]->(x)
 }
-RETURN f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt,
+RETURN f {.id, .content, .type, .importance, createdAt: toString(f.createdAt), updatedAt: toString(f.updatedAt), expiresAt: toString(f.expiresAt), .accessCount, lastAccessedAt: toString(f.lastAccessedAt),
   .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name]} AS fact

@@ -12,4 +12,4 @@ WITH f
 ORDER BY CASE $order WHEN 'importance' THEN f.importance WHEN 'accessed' THEN f.accessCount ELSE 0 END DESC,
          f.createdAt DESC
 LIMIT $limit
-RETURN f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name]} AS fact
+RETURN f {.id, .content, .type, .importance, createdAt: toString(f.createdAt), updatedAt: toString(f.updatedAt), expiresAt: toString(f.expiresAt), .accessCount, lastAccessedAt: toString(f.lastAccessedAt), .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name]} AS fact

@@ -44,11 +44,11 @@ CALL (s, e) {
   WITH count(f) AS fetched, min(cosine) AS lowestCosine, coalesce(max(CASE WHEN exact THEN 1 ELSE 0 END), 1) = 1 AS exact,
        collect(CASE WHEN f.supersededAt IS NULL AND cosine >= $minCosine
                      AND coalesce(f.expiresAt > datetime(), true)
-                THEN f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount,
-                        .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name],
+                THEN f {.id, .content, .type, .importance, createdAt: toString(f.createdAt), updatedAt: toString(f.updatedAt), expiresAt: toString(f.expiresAt), .accessCount,
+                        lastAccessedAt: toString(f.lastAccessedAt), .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name],
                         cosine: cosine} END) AS found
   RETURN found[0..$k] AS hits, exact OR fetched < $fetch OR lowestCosine < $minCosine AS complete
 }
 RETURN s.count AS count, hits, complete,
-       CASE WHEN e IS NULL THEN null ELSE e {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt,
-         .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(e)-[:ABOUT]->(x:Subject) | x.name]} END AS same
+       CASE WHEN e IS NULL THEN null ELSE e {.id, .content, .type, .importance, createdAt: toString(e.createdAt), updatedAt: toString(e.updatedAt), expiresAt: toString(e.expiresAt),
+         .accessCount, lastAccessedAt: toString(e.lastAccessedAt), .source, .scope, .scopeKey, subjects: [(e)-[:ABOUT]->(x:Subject) | x.name]} END AS same

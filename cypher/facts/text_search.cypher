@@ -7,4 +7,4 @@ WHERE ($scopeKeys IS NULL OR f.scopeKey IN $scopeKeys)
 WITH f
 ORDER BY f.importance DESC, f.createdAt DESC
 LIMIT $limit
-RETURN f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt, .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name]} AS fact
+RETURN f {.id, .content, .type, .importance, createdAt: toString(f.createdAt), updatedAt: toString(f.updatedAt), expiresAt: toString(f.expiresAt), .accessCount, lastAccessedAt: toString(f.lastAccessedAt), .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name]} AS fact

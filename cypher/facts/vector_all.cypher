@@ -6,7 +6,7 @@ ORDER BY cosine DESC
 WITH count(*) AS fetched, min(cosine) AS lowestCosine,
      collect(CASE WHEN f.supersededAt IS NULL AND cosine >= $minCosine
                    AND coalesce(f.expiresAt > datetime(), true)
-              THEN f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount,
-                      .lastAccessedAt, .source, .scope, .scopeKey, .embedding,
+              THEN f {.id, .content, .type, .importance, createdAt: toString(f.createdAt), updatedAt: toString(f.updatedAt), expiresAt: toString(f.expiresAt), .accessCount,
+                      lastAccessedAt: toString(f.lastAccessedAt), .source, .scope, .scopeKey, .embedding,
                       subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], cosine: cosine} END) AS found
 RETURN fetched, coalesce(lowestCosine, -1.0) AS lowestCosine, found[0..$k] AS hits

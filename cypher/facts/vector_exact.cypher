@@ -8,6 +8,6 @@ WITH f, 2 * vector.similarity.cosine(coalesce(f.embedding, f.pendingEmbedding), 
 WHERE cosine >= $minCosine
 ORDER BY cosine DESC
 LIMIT $k
-WITH collect(f {.id, .content, .type, .importance, .createdAt, .updatedAt, .expiresAt, .accessCount, .lastAccessedAt,
+WITH collect(f {.id, .content, .type, .importance, createdAt: toString(f.createdAt), updatedAt: toString(f.updatedAt), expiresAt: toString(f.expiresAt), .accessCount, lastAccessedAt: toString(f.lastAccessedAt),
   .source, .scope, .scopeKey, embedding: coalesce(f.embedding, f.pendingEmbedding), subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], cosine: cosine}) AS hits
 RETURN size(hits) AS fetched, -1.0 AS lowestCosine, hits

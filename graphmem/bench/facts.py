@@ -11,7 +11,7 @@ import uuid
 
 import numpy as np
 
-from ..facts import FactSettings, Scope, delete_facts_under_path, inject_facts, remember
+from ..facts import FactSettings, Scope, delete_facts_under_path, inject_facts, remember, wait_for_vectors
 from ..facts.params import vector_param
 from ..memory import GraphMemory
 from ..retrieval import ContextConfig
@@ -111,6 +111,17 @@ def run_facts_bench(
         st["path"] = "SEARCH clause" if info.vector_search_clause else "vector index over-fetch"
         result.figures["remember (dedup check, warm embedder)"] = st
         result.figures["of which: local embedding of the text"] = percentiles(emb)
+        # the same, until the new vector is in the index too (its own random stream: the later
+        # phases see the same messages as before this figure existed)
+        rng2 = random.Random(seed + 1)
+        indexed: list[float] = []
+        for i in range(min(samples, 100)):
+            text = _sentence(rng2, 5 * 10**7 + i)
+            t0 = time.perf_counter()
+            remember(mem, text, scope=scope)
+            wait_for_vectors(mem)
+            indexed.append((time.perf_counter() - t0) * 1000)
+        result.figures["remember, then its vector indexed (background writer waited for)"] = percentiles(indexed)
 
         # 3. injection: a session of the big project vs a session with a small project
         session = mem.create_session(ns + "/big", project_path=ns + "/big", agent="bench")
@@ -169,15 +180,18 @@ def run_facts_bench(
             "similarity check runs on every call (index path for a large scope, exact scan under "
             "2,000 facts).",
             "remember() = local embedding (USE v3, warm) + one statement (lock scope, same text, nearest facts: exact scan "
-            "or index) + insert, one transaction.",
-            "inject_facts() = settings (cached) + one read (candidates and per-scope vector hits) + the Retrieval log write; the "
-            "message vector is given, as build_context already embeds the message. Dedup window 0 so every call "
-            "does full work.",
+            "or index, plus the scope's vectors not yet indexed) + insert, one transaction. The new fact's vector is "
+            "committed outside the vector index and indexed just after on the background writer, concurrently with "
+            "the next call (the calls run back to back, so that work competes with them); 'remember, then its vector "
+            "indexed' waits for it too.",
+            "inject_facts() = settings (cached) + two reads at once (candidates; per-scope vector hits) + the Retrieval "
+            "log write; the message vector is given, as build_context already embeds the message. Dedup window 0 so "
+            "every call does full work.",
             "build_context with/without injection: the same session of the big project (3 turns), the same "
             "messages, the two variants alternating (ABBA) so machine noise hits both alike; stage timings are "
             "GraphMemory.build_context's timings_ms (state = one round trip for session, recent turns and level-1 "
-            "summaries; facts = the injection in its own thread, concurrent with the search; facts_wait = what it "
-            "added after the search). Stored injection settings (dedup window 10 turns); one turn is stored "
+            "summaries; facts = the injection in its own thread, started before the message is embedded (its candidates "
+            "need no vector) and concurrent with the search; facts_wait = what it added after the search). Stored injection settings (dedup window 10 turns); one turn is stored "
             "(untimed) before each message so the window holds what a real session's would. build_context "
             "writes the Retrieval log on a background writer (GraphMemory.deferred); the previous call's log "
             "is waited for, untimed, before each call, as the LLM's answer would come in between in a session "

@@ -7,7 +7,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ..errors import InvalidInput
 from ..paths import normalize_cwd
@@ -168,6 +168,16 @@ def _native(value: Any) -> Any:
     return to_native() if callable(to_native) else value
 
 
+def _when(value: Any) -> datetime | None:
+    """A fact's datetime: the statements return them as ISO strings (``toString``), as the driver's
+    DateTime hydration costs ~35 µs each (~3 ms for the ~80 of an injection's reads); a DateTime or
+    datetime is taken as well."""
+    if isinstance(value, str):
+        text = value.split("[", 1)[0]  # a named zone's suffix: the offset before it is enough
+        return datetime.fromisoformat(text)
+    return cast("datetime | None", _native(value))
+
+
 @dataclass
 class Fact:
     """A stored fact (the current version)."""
@@ -200,11 +210,11 @@ class Fact:
             scope=row["scope"],
             scope_key=row["scopeKey"],
             subjects=sorted(row.get("subjects") or []),
-            created_at=_native(row.get("createdAt")),
-            updated_at=_native(row.get("updatedAt")),
-            expires_at=_native(row.get("expiresAt")),
+            created_at=_when(row.get("createdAt")),
+            updated_at=_when(row.get("updatedAt")),
+            expires_at=_when(row.get("expiresAt")),
             access_count=int(row.get("accessCount") or 0),
-            last_accessed_at=_native(row.get("lastAccessedAt")),
+            last_accessed_at=_when(row.get("lastAccessedAt")),
             source=row.get("source"),
             score=None if row.get("cosine") is None else round(float(row["cosine"]), 4),
         )
