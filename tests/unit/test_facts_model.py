@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import numpy as np
 import pytest
 
 from graphmem.errors import InvalidInput, ProviderError
@@ -89,9 +90,30 @@ def test_session_vectors_cache_fills_rows_the_server_left_without_a_vector() -> 
     assert sv.known(key) == ["a"]
     rows: list[dict[str, object] | None] = [{"id": "a", "embedding": None}, {"id": "b", "embedding": None}]
     sv.fill(key, rows)  # type: ignore[arg-type]
-    assert rows[0] == {"id": "a", "embedding": [1.0, 0.0]} and rows[1] == {"id": "b", "embedding": None}
+    first, second = rows
+    assert first is not None and second == {"id": "b", "embedding": None}
+    # kept as a float32 array: the injection stacks the window's vectors without converting lists
+    assert first["embedding"].dtype == np.float32 and first["embedding"].tolist() == [1.0, 0.0]  # type: ignore[union-attr]
     assert sv.known(("other-model", "s1")) == [] and sv.known(("model", "s2")) == []
     many = [{"id": f"f{i}", "embedding": [float(i)]} for i in range(sv.MAX_PER_SESSION + 10)]
     sv.fill(key, many)  # type: ignore[arg-type]
     known = sv.known(key)
     assert len(known) == sv.MAX_PER_SESSION and "a" not in known and known[-1] == f"f{sv.MAX_PER_SESSION + 9}"
+
+
+def test_fact_rows_take_datetimes_as_iso_strings_or_driver_values() -> None:
+    from datetime import UTC, datetime
+
+    from neo4j.time import DateTime
+
+    from graphmem.facts.model import Fact
+
+    row = {"id": "f1", "content": "x", "type": "fact", "importance": 0.6, "scope": "global", "scopeKey": "global",
+           "createdAt": "2026-11-25T00:03:54.509447123Z", "updatedAt": "2026-11-25T01:03:54.5+01:00[Europe/Paris]",
+           "expiresAt": None, "lastAccessedAt": DateTime(2026, 11, 25, 0, 3, 54, tzinfo=UTC)}
+    f = Fact.from_row(row)
+    assert f.created_at == datetime(2026, 11, 25, 0, 3, 54, 509447, tzinfo=UTC)
+    assert f.updated_at == datetime(2026, 11, 25, 0, 3, 54, 500000, tzinfo=UTC)
+    assert f.expires_at is None
+    assert f.last_accessed_at == datetime(2026, 11, 25, 0, 3, 54, tzinfo=UTC)
+    assert f.to_dict()["created_at"] == "2026-11-25T00:03:54.509447+00:00"
