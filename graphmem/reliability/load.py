@@ -129,8 +129,8 @@ def _writer_main(target: Target, name: str, own: str, shared: str | None, tool_c
     lat: list[float] = []
     acks: list[tuple[str, int, str]] = []
     errors: Counter[str] = Counter()
-    with Database(*target) as db:
-        mem = GraphMemory(db)
+    # GraphMemory closes first: its background writer finishes before the driver closes
+    with Database(*target) as db, GraphMemory(db) as mem:
         db.server_info()  # connect now, not inside the first timed call
         warm = mem.store_turn(own, f"[{name}] warm-up", "warm-up", _tool_calls(tool_calls, 0, name))
         acks.append((own, warm.index, warm.id))  # not timed: it compiles the statement on a fresh server
@@ -166,8 +166,9 @@ def _reader_main(target: Target, name: str, sessions: list[tuple[str, str]], go:
     strategies: Counter[str] = Counter()
     embedder = LocalEmbedder()
     embedder.load()
-    with Database(*target) as db:
-        mem = GraphMemory(db, embedder=embedder)
+    # GraphMemory closes first: its background writer (the injection logs) finishes before the driver
+    # closes (a log still being written then failed the process with a BufferError in the driver)
+    with Database(*target) as db, GraphMemory(db, embedder=embedder) as mem:
         db.server_info()
         sid0, project0 = sessions[0]
         mem.build_context(sid0, "warm-up")  # not timed: plans the statements on a fresh server
