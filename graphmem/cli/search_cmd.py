@@ -144,6 +144,6 @@ def _reindex(args: argparse.Namespace) -> int:
         stats = mem.reindex(on_total=on_total, progress=progress)
         if "p" in bar:
             bar["p"].close()
-    print(f"re-embedded {stats.turns} turns and {stats.summaries} summaries with {mem.embedding_model} "
+    print(f"re-embedded {stats.turns} turns, {stats.summaries} summaries and {stats.facts} facts with {mem.embedding_model} "
           f"({mem.embedding_dimensions}-d)")
     return 0

@@ -27,6 +27,9 @@ class EmbedPassStats:
     summaries: int = 0
     reused: int = 0
     expanded: int = 0
+    facts: int = 0
+    """Facts given a new vector by :func:`reindex` (not in :attr:`total`, which counts the pass's turns
+    and summaries)."""
 
     @property
     def total(self) -> int:
@@ -99,21 +102,41 @@ def reindex(
     await_seconds: int = 600,
 ) -> EmbedPassStats:
     """Re-embed everything with ``embedder``: drop the vector indexes, forget every vector, recreate
-    the indexes with the embedder's dimension, embed all turns and summaries, then record the model."""
+    the indexes with the embedder's dimension, embed all turns, summaries and current facts, then
+    record the model."""
     db.write("search/reindex_drop_turn_index")
     db.write("search/reindex_drop_summary_index")
     db.write("search/reindex_drop_context_index")
+    db.write("facts/reindex_drop_index")
     for name in ("search/reindex_reset_turns", "search/reindex_reset_summaries"):
         while int(db.write(name, batch=reset_batch)[0]["reset"]) > 0:
             pass
     features = {"search"} if db.server_info().vector_search_clause else set()
     for m in migrations(features):
-        if m.name.startswith(("schema/0023_", "schema/0024_", "schema/0086_")):
+        if m.name.startswith(("schema/0023_", "schema/0024_", "schema/0086_", "schema/0078_")):
             db.write(m.name, dimensions=embedder.dimensions)
     db.write("meta/await_indexes", timeoutSeconds=await_seconds)
     counts = pending_counts(db)
     if on_total is not None:
         on_total(counts["pendingTurns"] + counts["pendingSummaries"])
     stats = embed_all_pending(db, embedder, batch=batch, progress=progress)
+    stats.facts = _reembed_facts(db, embedder, batch=batch)
     db.write("meta/set", key="embedding", props={"model": embedder.model, "dimensions": embedder.dimensions})
     return stats
+
+
+def _reembed_facts(db: Database, embedder: Embedder, *, batch: int) -> int:
+    """Give every current fact a vector of ``embedder`` (retired ones lose theirs); returns how many."""
+    from ..facts.params import vector_param
+
+    after, done = "", 0
+    while True:
+        page = db.read("facts/reindex_page", after=after, limit=batch)
+        if not page:
+            return done
+        current = [r for r in page if r["current"]]
+        vectors = embedder.embed([r["content"] for r in current]) if current else []
+        by_id = {r["id"]: vector_param(v) for r, v in zip(current, vectors, strict=True)}
+        db.write("facts/reindex_set", rows=[{"id": r["id"], "embedding": by_id.get(r["id"])} for r in page])
+        done += len(current)
+        after = page[-1]["id"]

@@ -90,6 +90,13 @@ def _vectors(db: Database) -> dict[str, list[tuple[str | None, int, int]]]:
     return out
 
 
+def _fact_dims(db: Database) -> set[tuple[str, int, bool]]:
+    """(content, vector length, retired) of every fact of the test's project."""
+    rows = db.read("testing/fact_vector_dims", prefix="project:/graphmem-test/reindex/")
+    assert all(r["pending"] == 0 for r in rows), rows  # nothing left waiting for the index
+    return {(r["content"], int(r["dims"]), bool(r["retired"])) for r in rows}
+
+
 def _meta(db: Database) -> dict[str, object]:
     meta = db.read("meta/get", key="embedding")[0]["meta"] or {}
     return {"model": meta.get("model"), "dimensions": meta.get("dimensions")}
@@ -107,6 +114,16 @@ def test_switching_embedder_errors_then_reindex_cli_and_library(own_server: Neo4
                 ("deploy the billing service", "the deploy failed on a missing secret")]
         for u, a in talk:
             mem.store_turn(s.id, u, a)
+        project = "project:/graphmem-test/reindex/shop"
+        assert mem.remember("the billing service deploys on fridays", scope=project).action == "inserted"
+        assert mem.remember("the hangar door rails need oil every month", scope=project).action == "inserted"
+        old = mem.remember("the invoice total rounds before tax", scope=project)
+        assert mem.remember("the invoice total rounds before tax is added", scope=project).action == "updated"
+        mem.deferred.wait_all()  # the facts' vectors are indexed
+        assert _fact_dims(db) == {("the billing service deploys on fridays", 16, False),
+                                  ("the hangar door rails need oil every month", 16, False),
+                                  (old.fact.content, 0, True),
+                                  ("the invoice total rounds before tax is added", 16, False)}
         SummaryWorker(db, embedder=first).run_until_idle(max_seconds=120)
         before = _vectors(db)
         assert len(before["turn"]) == 3 and before["summary"], before
@@ -127,6 +144,10 @@ def test_switching_embedder_errors_then_reindex_cli_and_library(own_server: Neo4
             out = _cli(own_server, fake, "reindex", "--yes")
             assert out.returncode == 0, out.stderr
             assert "re-embedded 3 turns" in out.stdout and "text-embedding-3-small (48-d)" in out.stdout, out.stdout
+            assert "and 3 facts" in out.stdout, out.stdout  # the current ones: a retired fact keeps no vector
+            assert {(c, d) for c, d, _ in _fact_dims(db)} == {
+                ("the billing service deploys on fridays", 48), ("the hangar door rails need oil every month", 48),
+                (old.fact.content, 0), ("the invoice total rounds before tax is added", 48)}
             assert "embedding" in out.stderr, out.stderr  # the progress bar's label
             after = _vectors(db)
             assert {(m, d) for m, d, _ in after["turn"] + after["summary"]} == {("text-embedding-3-small", 48)}
@@ -145,7 +166,7 @@ def test_switching_embedder_errors_then_reindex_cli_and_library(own_server: Neo4
         seen: list[int] = []
         mem = GraphMemory(db, embedder=first)
         stats = mem.reindex(on_total=seen.append, progress=seen.append)
-        assert stats.turns == 3 and stats.summaries == len(before["summary"])
+        assert stats.turns == 3 and stats.summaries == len(before["summary"]) and stats.facts == 3
         assert seen[0] == 3 + len(before["summary"]) and sum(seen[1:]) == seen[0]
         again = _vectors(db)
         assert {(m, d) for m, d, _ in again["turn"] + again["summary"]} == {("hash-a", 16)}
@@ -155,6 +176,13 @@ def test_switching_embedder_errors_then_reindex_cli_and_library(own_server: Neo4
         res = mem.search("zeppelin hangar door", scope="everything", k=3, mode="semantic")
         assert res.effective_mode == "semantic" and not res.warnings
         assert res.hits and res.hits[0].vector_score is not None
+        # facts: searched and deduplicated with the new vectors
+        assert {d for _, d, r in _fact_dims(db) if not r} == {16}
+        found = mem.search_facts("hangar door rails", scopes=[project], limit=1)
+        assert [f.content for f in found] == ["the hangar door rails need oil every month"]
+        upd = mem.remember("the billing service deploys on fridays at noon", scope=project)
+        assert upd.action == "updated" and upd.previous is not None
+        assert upd.previous.content == "the billing service deploys on fridays"
         hybrid = mem.search("invoice rounding tax", scope=f"session:{s.id}", k=3)
         assert hybrid.hits and hybrid.hits[0].kind in ("turn", "summary")
         assert "invoice" in hybrid.hits[0].body() or "rounding" in hybrid.hits[0].body()
