@@ -31,6 +31,8 @@ def register(sub: Any) -> None:
     fa.add_argument("--facts", type=int, default=100_000)
     fa.add_argument("--samples", type=int, default=300)
     fa.add_argument("--warmup", type=int, default=30)
+    fa.add_argument("--warmup-seconds", type=float, default=60.0,
+                    help="untimed remember() warm-up lasts at least this long (a fresh server's JVM is still compiling)")
     fa.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     fa.set_defaults(handler=_facts)
     hk = verbs.add_parser("hooks", help="hook latency: UserPromptSubmit process start to output, Stop ingest")
@@ -247,9 +249,11 @@ def _store(args: argparse.Namespace) -> int:
 def _facts(args: argparse.Namespace) -> int:
     from ..bench.facts import run_facts_bench
 
-    command = f"graphmem bench facts --facts {args.facts} --samples {args.samples} --warmup {args.warmup}"
+    command = (f"graphmem bench facts --facts {args.facts} --samples {args.samples} --warmup {args.warmup}"
+               f" --warmup-seconds {args.warmup_seconds:g}")
     with open_memory(start=True) as mem:
-        result = run_facts_bench(mem, facts=args.facts, samples=args.samples, warmup=args.warmup, command=command)
+        result = run_facts_bench(mem, facts=args.facts, samples=args.samples, warmup=args.warmup,
+                                 warmup_seconds=args.warmup_seconds, command=command)
     print(result.markdown())
     js, mdp = write_results(result, args.out)
     print(f"written: {js} {mdp}", file=sys.stderr)

@@ -314,7 +314,8 @@ def test_cli_facts_settings_retrievals(fmem: GraphMemory, namespace: str, neo4j_
 def test_bench_smoke(fmem: GraphMemory) -> None:
     from graphmem.bench.facts import run_facts_bench
 
-    result = run_facts_bench(fmem, facts=200, samples=5, warmup=2, batch=100, small_facts=5, command="test")
+    result = run_facts_bench(fmem, facts=200, samples=5, warmup=2, batch=100, small_facts=5, warmup_seconds=0,
+                             command="test")
     assert result.figures["remember (dedup check, warm embedder)"]["n"] == 5
     assert "inject_facts (message vector given)" in result.figures
 
