@@ -11,7 +11,15 @@ import uuid
 
 import numpy as np
 
-from ..facts import FactSettings, Scope, delete_facts_under_path, inject_facts, remember, wait_for_vectors
+from ..facts import (
+    FactSettings,
+    Scope,
+    delete_facts_under_path,
+    get_settings,
+    inject_facts,
+    remember,
+    wait_for_vectors,
+)
 from ..facts.params import vector_param
 from ..facts.store import delete_facts
 from ..memory import GraphMemory
@@ -164,9 +172,19 @@ def run_facts_bench(
         for i in range(3):
             mem.store_turn(session.id, f"what does {_PEOPLE[i]} work on?", f"{_PEOPLE[i]} works on {_THINGS[i]}.")
         with_cfg, without_cfg = ContextConfig(facts=True), ContextConfig(facts=False)
-        for i, m in enumerate(msgs[:warmup]):
-            mem.build_context(session.id, f"{m} (warm-up {i})", config=with_cfg)
-            mem.build_context(session.id, f"{m} (warm-up {i})", config=without_cfg)
+        # untimed warm-up, at least `warmup` pairs and `warmup_seconds` (as for remember above)
+        ctx_start, ctx_warm = time.perf_counter(), 0
+        while ctx_warm < warmup or time.perf_counter() - ctx_start < warmup_seconds:
+            m = msgs[ctx_warm % len(msgs)]
+            mem.build_context(session.id, f"{m} (warm-up {ctx_warm})", config=with_cfg)
+            mem.build_context(session.id, f"{m} (warm-up {ctx_warm})", config=without_cfg)
+            ctx_warm += 1
+        ctx_warm_secs = time.perf_counter() - ctx_start
+        mem.deferred.wait(session.id)
+        # the warm-up's injections all count at one turn index: let the session move past them, as
+        # a real session's dedup window would
+        for i in range(get_settings(mem.db).injection_dedup_turns):
+            mem.store_turn(session.id, f"and the next step ({i})?", "done.")
         ctx: dict[str, list[float]] = {"with": [], "without": []}
         stages: dict[str, dict[str, list[float]]] = {"with": {}, "without": {}}
         load: list[float] = []
@@ -205,7 +223,8 @@ def run_facts_bench(
             f"(at least {warmup} calls and {warmup_seconds:g} s: a freshly started server is slower until its JVM "
             f"has compiled these paths); the calls after the first {warmup} store facts in words of their own, "
             "deleted again before the timing, so the later phases see the same facts either way. The injection "
-            f"and build_context phases each start with {warmup} untimed calls.",
+            f"phase starts with {warmup} untimed calls; the build_context phase with {ctx_warm} untimed pairs in "
+            f"{ctx_warm_secs:.0f} s, then as many stored turns as the dedup window holds.",
             "remember() = local embedding (USE v3, warm) + one statement (lock scope, same text, nearest facts: exact scan "
             "or index, plus the scope's vectors not yet indexed) + insert, one transaction. The new fact's vector is "
             "committed outside the vector index and indexed just after on the background writer, concurrently with "
