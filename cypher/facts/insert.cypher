@@ -1,9 +1,9 @@
 // Insert a new current fact with its subjects, its provenance (a turn, when given) and, when
 // $supersedes is a fact id, retire that fact: it keeps its text as history behind SUPERSEDES, loses
 // its embedding (so it leaves the vector index) and hands over its subjects and access count.
-// The vector goes to `pendingEmbedding` (with `vectorPendingSince`), outside the vector index, when
-// $deferIndex is true (remember() then indexes it right after the commit, on the background writer:
-// the index insertion is most of a commit's cost); the reads that must see it scan pending vectors.
+// The vector goes to `pendingEmbedding` (with `vectorPendingSince`), outside the vector index:
+// remember() indexes it right after the commit, on the background writer (facts/index_vectors: the
+// index insertion is most of a commit's cost); the reads that must see it scan pending vectors.
 MATCH (s:FactScope {key: $scopeKey})
 OPTIONAL MATCH (old:Fact {id: $supersedes}) WHERE old.supersededAt IS NULL
 CREATE (f:Fact {id: $id, content: $content, contentKey: $contentKey, type: $type, importance: $importance,
@@ -13,11 +13,7 @@ CREATE (f:Fact {id: $id, content: $content, contentKey: $contentKey, type: $type
 SET s.count = s.count + CASE WHEN old IS NULL THEN 1 ELSE 0 END
 WITH f, old
 CALL (f) {
-  WITH f WHERE $vector IS NOT NULL AND NOT $deferIndex
-  CALL db.create.setNodeVectorProperty(f, 'embedding', $vector)
-}
-CALL (f) {
-  WITH f WHERE $vector IS NOT NULL AND $deferIndex
+  WITH f WHERE $vector IS NOT NULL
   CALL db.create.setNodeVectorProperty(f, 'pendingEmbedding', $vector)
   SET f.vectorPendingSince = $now
 }

@@ -218,7 +218,6 @@ def remember(
 
     vparam = vector_param(vector)
     deferred: DeferredWrites | None = getattr(mem, "deferred", None)
-    defer = vparam is not None  # the vector is indexed after the commit (see facts/insert)
 
     def work(tx: Tx, search: bool) -> RememberResult:
         # one round trip: lock the scope, same text, nearest facts (exact scan or index)
@@ -268,7 +267,7 @@ def remember(
             "facts/insert",
             id=str(uuid.uuid4()), content=text, contentKey=key, type=fact_type, importance=imp, now=now,
             expiresAt=exp, source=source, scopeKey=sc.key, scopeKind=sc.kind, vector=vparam, subjects=names,
-            turnId=turn_id, supersedes=old.id if old else None, deferIndex=defer,
+            turnId=turn_id, supersedes=old.id if old else None,
         )
         fact = Fact.from_row(rows[0]["fact"])
         return RememberResult("updated" if old else "inserted", fact, old, None if cos is None else round(cos, 4), reason)
@@ -281,7 +280,7 @@ def remember(
         # Neo4j 2026.08.1's in-index filter fails ("Index ... out of bounds") when nothing in the index
         # matches it (a scope whose vectors all wait for the index): the over-fetch statements instead
         result = mem.db.transaction(lambda tx: work(tx, False))
-    if defer and result.action != "unchanged":
+    if vparam is not None and result.action != "unchanged":
         # the vector waits outside the index (see facts/insert); the reads that must see it scan
         # pending vectors, and this process's vector searches wait for this write (wait_for_vectors)
         if deferred is not None:
