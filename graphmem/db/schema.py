@@ -15,6 +15,7 @@ are recorded on ``(:GraphMemMeta {key: 'embedding'})`` and a different one is an
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,8 @@ from typing import Any
 from .. import cypher
 from ..errors import EmbeddingMismatch, SchemaError
 from .client import Database
+
+log = logging.getLogger(__name__)
 
 __all__ = ["SCHEMA_VERSION", "Migration", "apply_schema", "migrations", "schema_status"]
 
@@ -64,6 +67,29 @@ def _features(db: Database) -> set[str]:
     return {"search"} if db.server_info().vector_search_clause else set()
 
 
+def _quantized(options: dict[str, Any] | None) -> bool:
+    """Whether a vector index's options say it is quantized (``vector.quantization.type`` on
+    2026.x, ``vector.quantization.enabled`` on 5.x; both default to quantized)."""
+    cfg = (options or {}).get("indexConfig") or {}
+    kind = cfg.get("vector.quantization.type")
+    if kind is not None:
+        return str(kind).upper() != "NONE"
+    return bool(cfg.get("vector.quantization.enabled", True))
+
+
+def _drop_quantized_fact_index(db: Database) -> bool:
+    """Schema 0089: the fact vector index is unquantized. A database built before it has the
+    default (quantized) one: drop it, so the migrations build it again from the stored vectors
+    (apply_schema waits for that; a one-time rebuild, about a minute per 100k facts here, during which
+    other processes' fact vector searches fail and are reported as such)."""
+    for index in db.read("meta/show_indexes"):
+        if index["name"] == "fact_embedding" and index["type"] == "VECTOR" and _quantized(index["options"]):
+            log.info("rebuilding the fact vector index without quantization (schema 0089)")
+            db.write("facts/reindex_drop_index")
+            return True
+    return False
+
+
 def schema_status(db: Database) -> dict[str, Any]:
     """The recorded schema version and embedding, plus what this code expects."""
     schema = db.read("meta/get", key="schema")[0]["meta"] or {}
@@ -103,6 +129,8 @@ def apply_schema(db: Database, *, dimensions: int, model: str, await_seconds: in
             f"embedder is {model} ({dimensions}-d): run `graphmem reindex` to re-embed everything, or "
             "configure the original embedder"
         )
+    if int(current.get("version") or 0) > 0:
+        _drop_quantized_fact_index(db)
     for m in migrations(_features(db)):
         needed = cypher.params(m.name)
         args: dict[str, Any] = {"dimensions": dimensions} if "dimensions" in needed else {}
