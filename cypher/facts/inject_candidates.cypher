@@ -27,9 +27,16 @@ CALL (scopeKeys) {
   RETURN collect(f {.id, .content, .type, .importance, createdAt: toString(f.createdAt), updatedAt: toString(f.updatedAt), expiresAt: toString(f.expiresAt), .accessCount, lastAccessedAt: toString(f.lastAccessedAt), .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE coalesce(f.embedding, f.pendingEmbedding) END}) AS important
 }
 CALL (scopeKeys) {
-  OPTIONAL MATCH (f:Fact)
-    WHERE f.scopeKey IN scopeKeys AND f.createdAt >= $since AND f.supersededAt IS NULL
-      AND coalesce(f.expiresAt > datetime(), true)
+  // per scope, newest first from the (scopeKey, createdAt) index, so each stops after $limit
+  // current facts instead of sorting every fact of the window (a busy project's hundreds)
+  UNWIND scopeKeys AS key
+  CALL (key) {
+    MATCH (f:Fact)
+      WHERE f.scopeKey = key AND f.createdAt >= $since AND f.supersededAt IS NULL
+        AND coalesce(f.expiresAt > datetime(), true)
+    WITH f ORDER BY f.createdAt DESC LIMIT $limit
+    RETURN f
+  }
   WITH f ORDER BY f.createdAt DESC LIMIT $limit
   RETURN collect(f {.id, .content, .type, .importance, createdAt: toString(f.createdAt), updatedAt: toString(f.updatedAt), expiresAt: toString(f.expiresAt), .accessCount, lastAccessedAt: toString(f.lastAccessedAt), .source, .scope, .scopeKey, subjects: [(f)-[:ABOUT]->(x:Subject) | x.name], embedding: CASE WHEN f.id IN $knownIds THEN null ELSE coalesce(f.embedding, f.pendingEmbedding) END}) AS recent
 }

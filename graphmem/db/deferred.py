@@ -39,21 +39,46 @@ class DeferredWrites:
         self._pool: ThreadPoolExecutor | None = None
         self._pending: dict[str, list[Future[None]]] = defaultdict(list)
         self._errors: dict[str, list[str]] = defaultdict(list)
+        self._held: dict[str, list[tuple[str, dict[str, Any]]]] = {}
         self._closed = False
 
-    def submit(self, key: str, name: str, **params: Any) -> None:
-        """Queue the write of statement ``name``; runs inline once the writer is closed."""
+    def hold(self, key: str) -> None:
+        """Keep ``key``'s writes submitted from now on until :meth:`release` (they are not queued,
+        so :meth:`wait` does not wait for them meanwhile). ``build_context`` holds its session's
+        injection log so that commit does not compete with the rest of the context for the CPU."""
         with self._lock:
-            if self._closed:
-                pool = None
-            else:
-                if self._pool is None:
-                    self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-deferred")
-                pool = self._pool
-                fut: Future[None] = pool.submit(self._write, key, name, params)
-                self._pending[key].append(fut)
-        if pool is None:
+            self._held.setdefault(key, [])
+
+    def release(self, key: str) -> None:
+        """Queue ``key``'s held writes, in order, and stop holding."""
+        with self._lock:
+            held = self._held.pop(key, [])
+            inline = self._closed
+            if not inline:
+                for name, params in held:
+                    self._queue_locked(key, name, params)
+        if inline:
+            for name, params in held:
+                self._write(key, name, params)
+
+    def submit(self, key: str, name: str, **params: Any) -> None:
+        """Queue the write of statement ``name`` (kept back while ``key`` is held: see :meth:`hold`);
+        runs inline once the writer is closed."""
+        with self._lock:
+            inline = self._closed
+            if not inline:
+                held = self._held.get(key)
+                if held is not None:
+                    held.append((name, params))
+                else:
+                    self._queue_locked(key, name, params)
+        if inline:
             self._write(key, name, params)
+
+    def _queue_locked(self, key: str, name: str, params: dict[str, Any]) -> None:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-deferred")
+        self._pending[key].append(self._pool.submit(self._write, key, name, params))
 
     def _write(self, key: str, name: str, params: dict[str, Any]) -> None:
         try:
@@ -99,7 +124,11 @@ class DeferredWrites:
             pool, self._pool = self._pool, None
             futures = [f for fs in self._pending.values() for f in fs]
             self._pending.clear()
+            held = [(key, name, params) for key, items in self._held.items() for name, params in items]
+            self._held.clear()
         if futures:
             wait_futures(futures, timeout=timeout)
+        for key, name, params in held:  # never lost: written inline now
+            self._write(key, name, params)
         if pool is not None:
             pool.shutdown(wait=False)

@@ -310,9 +310,7 @@ def context_for_session(mem: GraphMemory, session_id: str, message: str,
     calls, unrolled level-1 summaries: one round trip), ``embed``, ``search``, ``facts`` (the
     injection, in its own thread), ``facts_wait`` (what the injection added after the search
     finished), ``assemble`` and ``total``."""
-    from ..facts.inject import inject_facts
-    from ..facts.params import vector_param
-    from ..memory import _check_id, _session_from_row, _turn_from_row
+    from ..memory import _check_id
 
     t0 = time.perf_counter()
     cfg = config or ContextConfig()
@@ -320,6 +318,24 @@ def context_for_session(mem: GraphMemory, session_id: str, message: str,
     if not isinstance(message, str):
         raise InvalidInput("message must be a string")
     timings: dict[str, float] = {}
+    deferred = getattr(mem, "deferred", None)
+    if cfg.facts and message.strip() and deferred is not None:
+        # the injection's Retrieval log (a commit of its own) is queued once the context is built,
+        # not as soon as the facts are chosen, where it competed with the search for the CPU
+        deferred.hold(sid)
+        try:
+            return _context_for_session(mem, sid, message, cfg, timings, t0)
+        finally:
+            deferred.release(sid)
+    return _context_for_session(mem, sid, message, cfg, timings, t0)
+
+
+def _context_for_session(mem: GraphMemory, sid: str, message: str, cfg: ContextConfig,
+                         timings: dict[str, float], t0: float) -> ContextBlock:
+    from ..facts.inject import inject_facts
+    from ..facts.params import vector_param
+    from ..memory import _session_from_row, _turn_from_row
+
     pool = _executor()
 
     def read_state() -> tuple[list[dict[str, Any]], float]:
