@@ -95,7 +95,7 @@ def _export(x: Any) -> Any:
     if tx in _SCALARS:
         return x
     if tx is list:
-        if all(type(e) is float for e in x):
+        if _SCALARS.issuperset(map(type, x)):  # vectors and other flat lists, at C speed
             return list(x)
         return [_export(e) for e in x]
     if tx is dict:

@@ -405,8 +405,8 @@ def test_vector_parameters_are_cheap_to_log() -> None:
 
 
 class _HeldWrites(DeferredWrites):
-    """The background writer, holding its writes until ``release`` (the moments between remember()'s
-    commit and the indexing of its vector, or a process that stopped before indexing)."""
+    """The background writer, holding its writes until ``write_held`` (the moments between
+    remember()'s commit and the indexing of its vector, or a process that stopped before indexing)."""
 
     def __init__(self, db: Database) -> None:
         super().__init__(db)
@@ -415,7 +415,10 @@ class _HeldWrites(DeferredWrites):
     def submit(self, key: str, name: str, **params: Any) -> None:
         self.held.append((name, params))
 
-    def release(self) -> None:
+    def submit_grouped(self, key: str, name: str, list_param: str, items: list[Any], *, linger: float) -> None:
+        self.held.append((name, {list_param: list(items)}))
+
+    def write_held(self) -> None:
         for name, params in self.held:
             self.db.write(name, **params)
         self.held.clear()
@@ -455,7 +458,7 @@ def test_pending_vectors_are_seen_before_they_are_indexed(
     inj = inject_facts(fmem, session.id, "which database does the cache use?", settings=cfg, log=False)
     assert [i.fact.id for i in inj.items if i.reason == "vector"] == [upd.fact.id]
     # indexing: the superseded fact stays out of the index, the current one goes in
-    held.release()
+    held.write_held()
     assert _vector_state(fmem.db, first.fact.id)["indexed"] is False
     assert _vector_state(fmem.db, upd.fact.id) == {
         "indexed": True, "pending": False, "pendingSince": False, "superseded": False}

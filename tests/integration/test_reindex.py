@@ -188,3 +188,41 @@ def test_switching_embedder_errors_then_reindex_cli_and_library(own_server: Neo4
         assert "invoice" in hybrid.hits[0].body() or "rounding" in hybrid.hits[0].body()
     finally:
         db.close()
+
+
+def _fact_index(db: Database) -> dict[str, object]:
+    return next(i for i in db.read("meta/show_indexes") if i["name"] == "fact_embedding")
+
+
+def test_an_older_quantized_fact_index_is_rebuilt_unquantized(own_server: Neo4jTarget) -> None:
+    """Schema 0089: a database whose fact vector index predates it (the server's default, quantized)
+    gets it rebuilt without quantization by the next ensure_schema, from the stored vectors."""
+    from graphmem.db.schema import SCHEMA_VERSION, _quantized
+
+    db = Database(own_server.uri, own_server.user, own_server.password)
+    try:
+        mem = GraphMemory(db, embedder=HashEmbedder("hash-a", 16))
+        mem.init_schema()
+        assert not _quantized(_fact_index(db)["options"])  # type: ignore[arg-type]
+        project = "project:/graphmem-test/reindex/quantized"
+        fact = mem.remember("the zeppelin hangar opens at dawn", scope=project).fact
+        mem.deferred.wait_all()
+        # as a graphmem from before schema 0089 left it
+        db.write("facts/reindex_drop_index")
+        search = db.server_info().vector_search_clause
+        db.write("testing/create_quantized_fact_index_search" if search else "testing/create_quantized_fact_index",
+                 dimensions=16)
+        db.write("meta/await_indexes", timeoutSeconds=120)
+        db.write("meta/set", key="schema", props={"version": SCHEMA_VERSION - 1})
+        assert _quantized(_fact_index(db)["options"])  # type: ignore[arg-type]
+
+        mem.ensure_schema()
+        index = _fact_index(db)
+        assert not _quantized(index["options"]) and index["state"] == "ONLINE", index  # type: ignore[arg-type]
+        assert (db.read("meta/get", key="schema")[0]["meta"] or {})["version"] == SCHEMA_VERSION
+        found = mem.search_facts("zeppelin hangar dawn", scopes=[project], limit=1)
+        assert [f.id for f in found] == [fact.id]
+        mem.init_schema()  # idempotent: nothing to rebuild any more
+        assert not _quantized(_fact_index(db)["options"])  # type: ignore[arg-type]
+    finally:
+        db.close()

@@ -116,3 +116,14 @@ def test_generated_server_passwords_never_start_with_a_dash(monkeypatch: pytest.
     assert server_mod._new_password() == "Xyz-_1"
     monkeypatch.undo()
     assert all(server_mod._new_password()[0].isalnum() for _ in range(500))
+
+
+def test_vector_index_quantization_is_read_from_either_servers_options() -> None:
+    from graphmem.db.schema import _quantized
+
+    assert _quantized({"indexConfig": {"vector.quantization.type": "BINARY"}})
+    assert _quantized({"indexConfig": {"vector.quantization.type": "scalar"}})
+    assert not _quantized({"indexConfig": {"vector.quantization.type": "NONE"}})
+    assert _quantized({"indexConfig": {"vector.quantization.enabled": True}})  # 5.x
+    assert not _quantized({"indexConfig": {"vector.quantization.enabled": False}})
+    assert _quantized({"indexConfig": {}}) and _quantized(None)  # the servers' default

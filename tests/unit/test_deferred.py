@@ -19,7 +19,7 @@ class _Recorder:
 
     def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
         time.sleep(self.delay)
-        if params.get("id") == self.fail:
+        if self.fail is not None and params.get("id") == self.fail:
             raise DatabaseError("boom")
         if params.get("id") == "bug":
             raise TypeError("not a database error")
@@ -83,3 +83,89 @@ def test_wait_for_an_unknown_key_returns_at_once() -> None:
     dw = DeferredWrites(_Recorder())  # type: ignore[arg-type]
     assert dw.wait("nobody", timeout=None) == []
     assert dw.pending() == 0
+
+
+def test_held_writes_wait_for_release_then_run_in_order() -> None:
+    rec = _Recorder()
+    dw = DeferredWrites(rec)  # type: ignore[arg-type]
+    dw.hold("s1")
+    dw.submit("s1", "retrievals/log", id="a")
+    dw.submit("s2", "retrievals/log", id="other")  # another key is not held
+    dw.submit("s1", "retrievals/log", id="b")
+    assert dw.wait("s2") == [] and dw.wait("s1") == []  # held writes are not queued yet
+    assert [c[1]["id"] for c in rec.calls] == ["other"]
+    dw.release("s1")
+    dw.submit("s1", "retrievals/log", id="c")  # no longer held
+    assert dw.wait("s1") == []
+    assert [c[1]["id"] for c in rec.calls] == ["other", "a", "b", "c"]
+    dw.release("s1")  # releasing a key that is not held does nothing
+    dw.close()
+
+
+def test_close_writes_what_is_still_held_and_release_after_close_writes_inline() -> None:
+    rec = _Recorder()
+    dw = DeferredWrites(rec)  # type: ignore[arg-type]
+    dw.hold("s1")
+    dw.submit("s1", "retrievals/log", id="kept")
+    dw.close()
+    assert [c[1]["id"] for c in rec.calls] == ["kept"]  # never lost
+    dw.hold("s2")  # closed: a hold no longer keeps anything back
+    dw.submit("s2", "retrievals/log", id="late")
+    dw.release("s2")
+    assert [c[1]["id"] for c in rec.calls] == ["kept", "late"]
+
+
+def test_grouped_items_are_written_together_after_the_linger() -> None:
+    rec = _Recorder()
+    dw = DeferredWrites(rec)  # type: ignore[arg-type]
+    for i in range(3):
+        dw.submit_grouped("vectors", "facts/index_vectors", "ids", [f"f{i}"], linger=0.3)
+    assert rec.calls == [] and dw.pending() == 1  # lingering
+    time.sleep(0.6)
+    assert [(c[0], c[1]) for c in rec.calls] == [("facts/index_vectors", {"ids": ["f0", "f1", "f2"]})]
+    assert rec.calls[0][2].startswith("graphmem-deferred")
+    dw.submit_grouped("vectors", "facts/index_vectors", "ids", ["f3"], linger=0.3)  # a new group
+    time.sleep(0.6)
+    assert [c[1]["ids"] for c in rec.calls] == [["f0", "f1", "f2"], ["f3"]]
+    assert dw.pending() == 0
+    dw.close()
+
+
+def test_wait_starts_a_lingering_group_at_once_and_reports_its_failure() -> None:
+    rec = _Recorder(fail="never")
+    dw = DeferredWrites(rec)  # type: ignore[arg-type]
+    dw.submit_grouped("vectors", "facts/index_vectors", "ids", ["a"], linger=30.0)
+    dw.submit_grouped("vectors", "facts/index_vectors", "ids", ["b"], linger=30.0)
+    t0 = time.perf_counter()
+    assert dw.wait("vectors") == []
+    assert time.perf_counter() - t0 < 5.0  # not the 30 s linger
+    assert [c[1]["ids"] for c in rec.calls] == [["a", "b"]]
+    failing = DeferredWrites(_FailingGroup())  # type: ignore[arg-type]
+    failing.submit_grouped("vectors", "facts/index_vectors", "ids", ["x"], linger=30.0)
+    errors = failing.wait("vectors")
+    assert len(errors) == 1 and "facts/index_vectors" in errors[0] and "boom" in errors[0]
+    failing.close()
+    dw.close()
+
+
+class _FailingGroup:
+    def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        raise DatabaseError("boom")
+
+
+def test_close_and_wait_all_write_open_groups_and_later_groups_run_inline() -> None:
+    rec = _Recorder()
+    dw = DeferredWrites(rec)  # type: ignore[arg-type]
+    dw.submit_grouped("v1", "facts/index_vectors", "ids", ["a"], linger=30.0)
+    dw.wait_all()
+    assert [c[1]["ids"] for c in rec.calls] == [["a"]]
+    dw.submit_grouped("v1", "facts/index_vectors", "ids", ["b"], linger=30.0)
+    dw.submit("v1", "retrievals/log", id="after")  # a plain write of the key queues behind the group
+    dw.submit_grouped("v2", "facts/index_vectors", "ids", ["c"], linger=30.0)
+    t0 = time.perf_counter()
+    dw.close()
+    assert time.perf_counter() - t0 < 5.0
+    assert [c[1] for c in rec.calls][1:] in ([{"ids": ["b"]}, {"id": "after"}, {"ids": ["c"]}],
+                                              [{"ids": ["b"]}, {"ids": ["c"]}, {"id": "after"}])
+    dw.submit_grouped("v1", "facts/index_vectors", "ids", ["late"], linger=30.0)  # closed: inline
+    assert rec.calls[-1][1] == {"ids": ["late"]} and rec.calls[-1][2] == threading.current_thread().name
