@@ -227,9 +227,10 @@ def run_facts_bench(
             f"{ctx_warm_secs:.0f} s, then as many stored turns as the dedup window holds.",
             "remember() = local embedding (USE v3, warm) + one statement (lock scope, same text, nearest facts: exact scan "
             "or index, plus the scope's vectors not yet indexed) + insert, one transaction. The new fact's vector is "
-            "committed outside the vector index and indexed just after on the background writer, concurrently with "
-            "the next call (the calls run back to back, so that work competes with them); 'remember, then its vector "
-            "indexed' waits for it too.",
+            "committed outside the vector index and indexed shortly after on the background writer, with the other "
+            "vectors remembered within 50 ms (one transaction), concurrently with the next calls (the calls run back "
+            "to back, so that work competes with them); 'remember, then its vector indexed' waits for it too "
+            "(waiting starts the indexing at once).",
             "inject_facts() = settings (cached) + two reads at once (candidates; per-scope vector hits) + the Retrieval "
             "log write; the message vector is given, as build_context already embeds the message. Dedup window 0 so "
             "every call does full work.",
@@ -239,9 +240,9 @@ def run_facts_bench(
             "summaries; facts = the injection in its own thread, started before the message is embedded (its candidates "
             "need no vector) and concurrent with the search; facts_wait = what it added after the search). Stored injection settings (dedup window 10 turns); one turn is stored "
             "(untimed) before each message so the window holds what a real session's would. build_context "
-            "writes the Retrieval log on a background writer (GraphMemory.deferred); the previous call's log "
-            "is waited for, untimed, before each call, as the LLM's answer would come in between in a session "
-            "(inject_facts above writes its log inline, in the timing).",
+            "queues the Retrieval log on a background writer (GraphMemory.deferred) once the context is built; the "
+            "previous call's log is waited for, untimed, before each call, as the LLM's answer would come in between "
+            "in a session (inject_facts above writes its log inline, in the timing).",
             "The machine's 2 cores are shared with other jobs: p95/p99 include that noise.",
         ]
     finally:
