@@ -228,7 +228,7 @@ def run_facts_bench(
             "remember() = local embedding (USE v3, warm) + one statement (lock scope, same text, nearest facts: exact scan "
             "or index, plus the scope's vectors not yet indexed) + insert, one transaction. The new fact's vector is "
             "committed outside the vector index and indexed shortly after on the background writer, with the other "
-            "vectors remembered within 50 ms (one transaction), concurrently with the next calls (the calls run back "
+            "vectors remembered within 0.5 s (one transaction), concurrently with the next calls (the calls run back "
             "to back, so that work competes with them); 'remember, then its vector indexed' waits for it too "
             "(waiting starts the indexing at once).",
             "inject_facts() = settings (cached) + two reads at once (candidates; per-scope vector hits) + the Retrieval "
