@@ -209,9 +209,10 @@ def test_an_older_quantized_fact_index_is_rebuilt_unquantized(own_server: Neo4jT
         mem.deferred.wait_all()
         # as a graphmem from before schema 0089 left it
         db.write("facts/reindex_drop_index")
-        search = db.server_info().vector_search_clause
-        db.write("testing/create_quantized_fact_index_search" if search else "testing/create_quantized_fact_index",
-                 dimensions=16)
+        if db.server_info().vector_search_clause:
+            db.write("testing/create_quantized_fact_index@search", dimensions=16)
+        else:
+            db.write("testing/create_quantized_fact_index", dimensions=16)
         db.write("meta/await_indexes", timeoutSeconds=120)
         db.write("meta/set", key="schema", props={"version": SCHEMA_VERSION - 1})
         assert _quantized(_fact_index(db)["options"])  # type: ignore[arg-type]
