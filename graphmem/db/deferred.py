@@ -18,8 +18,10 @@ from __future__ import annotations
 import logging
 import threading
 from collections import defaultdict
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +64,15 @@ class DeferredWrites:
         with self._lock:
             self._held.setdefault(key, [])
 
+    @contextmanager
+    def held(self, key: str) -> Iterator[None]:
+        """:meth:`hold` ``key`` for the block, then :meth:`release` it."""
+        self.hold(key)
+        try:
+            yield
+        finally:
+            self.release(key)
+
     def release(self, key: str) -> None:
         """Queue ``key``'s held writes, in order, and stop holding."""
         with self._lock:
@@ -90,10 +101,13 @@ class DeferredWrites:
         if inline:
             self._write(key, name, params)
 
-    def _queue_locked(self, key: str, name: str, params: dict[str, Any]) -> None:
+    def _pool_locked(self) -> ThreadPoolExecutor:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-deferred")
-        self._pending[key].append(self._pool.submit(self._write, key, name, params))
+        return self._pool
+
+    def _queue_locked(self, key: str, name: str, params: dict[str, Any]) -> None:
+        self._pending[key].append(self._pool_locked().submit(self._write, key, name, params))
 
     def submit_grouped(self, key: str, name: str, list_param: str, items: list[Any], *, linger: float) -> None:
         """Add ``items`` to ``key``'s open group: one write of statement ``name`` with every item
@@ -128,8 +142,6 @@ class DeferredWrites:
         group = self._groups.pop(key)
         if group.timer is not None:
             group.timer.cancel()
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-deferred")
 
         def run() -> None:
             try:
@@ -137,7 +149,11 @@ class DeferredWrites:
             finally:
                 group.done.set_result(None)
 
-        self._pool.submit(run)
+        self._pool_locked().submit(run)
+
+    def _dispatch_all_locked(self) -> None:
+        for key in list(self._groups):
+            self._dispatch_locked(key)
 
     def _write(self, key: str, name: str, params: dict[str, Any]) -> None:
         try:
@@ -170,8 +186,7 @@ class DeferredWrites:
         """Wait for every queued write (errors stay for their key's :meth:`wait`)."""
         with self._lock:
             if not self._closed:
-                for key in list(self._groups):
-                    self._dispatch_locked(key)
+                self._dispatch_all_locked()
             futures = [f for fs in self._pending.values() for f in fs]
         if futures:
             wait_futures(futures, timeout=timeout)
@@ -185,8 +200,7 @@ class DeferredWrites:
         """Wait for every queued write (up to ``timeout`` seconds), then stop the thread; later
         submits run inline."""
         with self._lock:
-            for key in list(self._groups):  # open groups are queued first
-                self._dispatch_locked(key)
+            self._dispatch_all_locked()  # open groups are queued first
             self._closed = True
             pool, self._pool = self._pool, None
             futures = [f for fs in self._pending.values() for f in fs]

@@ -77,7 +77,7 @@ def _quantized(options: dict[str, Any] | None) -> bool:
     return bool(cfg.get("vector.quantization.enabled", True))
 
 
-def _drop_quantized_fact_index(db: Database) -> bool:
+def _drop_quantized_fact_index(db: Database) -> None:
     """Schema 0089: the fact vector index is unquantized. A database built before it has the
     default (quantized) one: drop it, so the migrations build it again from the stored vectors
     (apply_schema waits for that; a one-time rebuild, about a minute per 100k facts here, during which
@@ -86,8 +86,7 @@ def _drop_quantized_fact_index(db: Database) -> bool:
         if index["name"] == "fact_embedding" and index["type"] == "VECTOR" and _quantized(index["options"]):
             log.info("rebuilding the fact vector index without quantization (schema 0089)")
             db.write("facts/reindex_drop_index")
-            return True
-    return False
+            return
 
 
 def schema_status(db: Database) -> dict[str, Any]:

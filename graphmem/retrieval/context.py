@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -319,15 +320,13 @@ def context_for_session(mem: GraphMemory, session_id: str, message: str,
         raise InvalidInput("message must be a string")
     timings: dict[str, float] = {}
     deferred = getattr(mem, "deferred", None)
+    # the injection's Retrieval log (a commit of its own) is queued once the context is built, not
+    # as soon as the facts are chosen, where it competed with the search for the CPU
+    holding: AbstractContextManager[None] = nullcontext()
     if cfg.facts and message.strip() and deferred is not None:
-        # the injection's Retrieval log (a commit of its own) is queued once the context is built,
-        # not as soon as the facts are chosen, where it competed with the search for the CPU
-        deferred.hold(sid)
-        try:
-            return _context_for_session(mem, sid, message, cfg, timings, t0)
-        finally:
-            deferred.release(sid)
-    return _context_for_session(mem, sid, message, cfg, timings, t0)
+        holding = deferred.held(sid)
+    with holding:
+        return _context_for_session(mem, sid, message, cfg, timings, t0)
 
 
 def _context_for_session(mem: GraphMemory, sid: str, message: str, cfg: ContextConfig,
