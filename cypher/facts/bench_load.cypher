@@ -4,7 +4,7 @@ MERGE (s:FactScope {key: $scopeKey})
 SET s.count = s.count + size($rows)
 WITH s
 UNWIND $rows AS r
-CREATE (f:Fact {id: r.id, content: r.content, contentKey: r.id, type: r.type, importance: 0.5,
+CREATE (f:Fact {id: r.id, content: r.content, contentKey: r.id, words: r.words, type: r.type, importance: 0.5,
                 createdAt: datetime() - duration('P1D'), updatedAt: datetime(), accessCount: 0,
                 source: 'bench', scope: 'project', scopeKey: $scopeKey, version: 1})
 WITH f, r

@@ -2,7 +2,7 @@
 // the scopes the session may see (global, its project, itself), each scope searched its own way: an
 // exact scan when it holds at most $exactMax facts, else the vector index (over-fetching $fetch nearest
 // facts of every scope and keeping this one's: no in-index filtering before Neo4j 2026.01) plus a
-// scan of the scope's facts whose vectors still wait for the index (see facts/insert).
+// scan of the scope's facts whose vectors still wait for the index (see facts/remember).
 // `vectorComplete` is false when an index search may have missed a fact above $minCosine (the caller
 // then widens); `scopeCount` is how many facts those scopes hold. Embeddings as in inject_candidates.
 MATCH (sess:Session {id: $sessionId})
@@ -26,7 +26,7 @@ CALL (scopeKeys) {
       WHERE cosine >= $minCosine
       RETURN f, cosine, 1 AS exact
       UNION ALL
-      // a large scope's facts whose vectors wait for the index (see facts/insert), before the index
+      // a large scope's facts whose vectors wait for the index (see facts/remember), before the index
       WITH key, n WHERE $vector IS NOT NULL AND n > $exactMax
       MATCH (f:Fact) USING INDEX f:Fact(vectorPendingSince)
         WHERE f.vectorPendingSince IS NOT NULL AND f.scopeKey = key AND f.supersededAt IS NULL

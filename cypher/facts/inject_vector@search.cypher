@@ -2,7 +2,7 @@
 // the scopes the session may see (global, its project, itself), each scope searched its own way: an
 // exact scan when it holds at most $exactMax facts, else the vector index (Cypher 25 SEARCH
 // clause, filtered on the scope inside the index, $fetch nearest) plus a scan of the scope's facts
-// whose vectors still wait for the index (see facts/insert).
+// whose vectors still wait for the index (see facts/remember).
 // `vectorComplete` is false when an index search may have missed a fact above $minCosine (the caller
 // then widens); `scopeCount` is how many facts those scopes hold. Embeddings as in inject_candidates.
 CYPHER 25
@@ -27,7 +27,7 @@ CALL (scopeKeys) {
       WHERE cosine >= $minCosine
       RETURN f, cosine, 1 AS exact
       UNION ALL
-      // a large scope's facts whose vectors wait for the index (see facts/insert), before the index
+      // a large scope's facts whose vectors wait for the index (see facts/remember), before the index
       WITH key, n WHERE $vector IS NOT NULL AND n > $exactMax
       MATCH (f:Fact) USING INDEX f:Fact(vectorPendingSince)
         WHERE f.vectorPendingSince IS NOT NULL AND f.scopeKey = key AND f.supersededAt IS NULL

@@ -20,6 +20,7 @@ from ..facts import (
     remember,
     wait_for_vectors,
 )
+from ..facts.model import words
 from ..facts.params import vector_param
 from ..facts.store import delete_facts
 from ..memory import GraphMemory
@@ -92,7 +93,7 @@ def run_facts_bench(
             vectors = (raw / np.linalg.norm(raw, axis=1, keepdims=True)).tolist()
             rows = [
                 {"id": str(uuid.uuid4()), "content": t, "type": rng.choice(_TYPES), "vector": vector_param(v),
-                 "subjects": [t.split()[0].lower()]}
+                 "subjects": [t.split()[0].lower()], "words": words(t)}
                 for t, v in zip(texts, vectors, strict=True)
             ]
             mem.db.write("facts/bench_load", scopeKey=scope.key, rows=rows)
@@ -128,17 +129,20 @@ def run_facts_bench(
         embedder = mem.embedder
         times: list[float] = []
         emb: list[float] = []
+        actions: dict[str, int] = {}
         for i in range(samples):
             text = _sentence(rng, 2 * 10**7 + i)
             t0 = time.perf_counter()
-            remember(mem, text, scope=scope)
+            action = remember(mem, text, scope=scope).action
             times.append((time.perf_counter() - t0) * 1000)
+            actions[action] = actions.get(action, 0) + 1
             other = _sentence(rng, 3 * 10**7 + i)
             t0 = time.perf_counter()
             embedder.embed_one(other)
             emb.append((time.perf_counter() - t0) * 1000)
         st: dict[str, object] = dict(percentiles(times))
         st["path"] = "SEARCH clause" if info.vector_search_clause else "vector index over-fetch"
+        st["actions"] = ", ".join(f"{k} {v}" for k, v in sorted(actions.items()))
         result.figures["remember (dedup check, warm embedder)"] = st
         result.figures["of which: local embedding of the text"] = percentiles(emb)
         # the same, until the new vector is in the index too (its own random stream: the later
@@ -225,8 +229,9 @@ def run_facts_bench(
             "deleted again before the timing, so the later phases see the same facts either way. The injection "
             f"phase starts with {warmup} untimed calls; the build_context phase with {ctx_warm} untimed pairs in "
             f"{ctx_warm_secs:.0f} s, then as many stored turns as the dedup window holds.",
-            "remember() = local embedding (USE v3, warm) + one statement (lock scope, same text, nearest facts: exact scan "
-            "or index, plus the scope's vectors not yet indexed) + insert, one transaction. The new fact's vector is "
+            "remember() = local embedding (USE v3, warm) + one auto-commit statement (lock scope, same text, nearest facts: "
+            "exact scan or index, plus the scope's vectors not yet indexed; the decision rules; the insert or update). "
+            "The new fact's vector is "
             "committed outside the vector index and indexed shortly after on the background writer, with the other "
             "vectors remembered within 0.5 s (one transaction), concurrently with the next calls (the calls run back "
             "to back, so that work competes with them); 'remember, then its vector indexed' waits for it too "

@@ -26,6 +26,7 @@ __all__ = [
     "content_key",
     "default_importance",
     "parse_ttl",
+    "words",
 ]
 
 FACT_TYPES: dict[str, float] = {
@@ -156,10 +157,16 @@ def content_key(text: str) -> str:
     return hashlib.sha256(_norm(text).encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+def words(text: str) -> list[str]:
+    """The distinct words of the normalised text, sorted (stored on each fact as ``words``, so that
+    remember's statement can apply :func:`containment` to the facts it finds)."""
+    return sorted(set(_norm(text).split()))
+
+
 def containment(inner: str, outer: str) -> float:
     """The share of ``inner``'s words that ``outer`` contains (1.0: ``outer`` says all of it)."""
-    a = set(_norm(inner).split())
-    b = set(_norm(outer).split())
+    a = set(words(inner))
+    b = set(words(outer))
     return len(a & b) / len(a) if a else 1.0
 
 

@@ -9,6 +9,12 @@ scope cannot both insert. Its strategy depends on the scope's size (kept on that
 cosine scan for small scopes, else the vector index (the ``SEARCH`` clause filtered on
 ``scopeKey`` on 2026.x; on 5.26 an over-fetch, post-filtered, widened when needed, with the exact
 scan as the last resort).
+
+Usually :func:`remember` is one auto-commit statement (``facts/remember``): it checks, applies the
+decision rules (same text; the stored fact already says it; cosine >= the dedup threshold; the new
+text refines the stored one) and writes, in one round trip. Python decides instead, in a managed
+transaction, when the index search needs widening or a fact found predates the stored ``words``
+that the statement's rules compare.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import hashlib
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -36,6 +42,7 @@ from .model import (
     content_key,
     default_importance,
     parse_ttl,
+    words,
 )
 from .params import vector_param
 from .settings import get_settings
@@ -74,6 +81,7 @@ CPU per remember against 16-23 with 0.05 s, p95 19-25 ms against 25-34. :func:`w
 does not wait for the linger; the pending scans see the vectors meanwhile."""
 MAX_CONTENT_CHARS = 10_000
 _VECTOR_INDEX = {False: "facts/vector_index", True: "facts/vector_index@search"}
+_REMEMBER = {False: "facts/remember", True: "facts/remember@search"}
 _REMEMBER_FETCH = {False: 200, True: 10}
 """Nearest facts remember() asks the index for (k=5): over-fetch for the post-filter of 5.26, 2 x k
 where the SEARCH clause filters on the scope inside the index (HNSW cost grows with the limit; an
@@ -100,10 +108,6 @@ def _subjects(subjects: Sequence[str] | None) -> list[str]:
 def _native(value: Any) -> Any:
     to_native = getattr(value, "to_native", None)
     return to_native() if callable(to_native) else value
-
-
-def _words(text: str) -> int:
-    return len(text.split())
 
 
 def _embed(mem: GraphMemory, text: str) -> list[float] | None:
@@ -224,20 +228,51 @@ def remember(
 
     vparam = vector_param(vector)
     deferred: DeferredWrites | None = getattr(mem, "deferred", None)
+    fact_words = words(text)
+    params: dict[str, Any] = dict(
+        scopeKey=sc.key, scopeKind=sc.kind, contentKey=key, words=fact_words, vector=vparam, k=5,
+        minCosine=refine_min, dedup=dedup, exactMax=EXACT_SCAN_MAX, id=str(uuid.uuid4()), content=text, type=type,
+        importance=None if importance is None else float(importance), defaultImportance=FACT_TYPES, now=now,
+        setExpiry=set_expiry, expiresAt=expiry, source=source, subjects=names, turnId=turn_id,
+    )
+
+    def outcome(row: dict[str, Any]) -> RememberResult | None:
+        """The result of a statement that decided (its rule), else None (Python decides)."""
+        rule = row["rule"]
+        if rule is None:
+            return None
+        fact = Fact.from_row(row["fact"])
+        if rule == "same":
+            return RememberResult("unchanged", fact, Fact.from_row(row["same"]), 1.0, "same text")
+        if rule == "insert":
+            return RememberResult("inserted", fact, None, None, "no similar fact in the scope")
+        matched = row["matched"]
+        if rule == "landed":  # see recover()
+            old = Fact.from_row(matched) if matched else None
+            return RememberResult("updated" if old else "inserted", fact, old, None,
+                                  "written before the connection was lost")
+        old, cos = Fact.from_row(matched), float(matched["cosine"])
+        if rule == "contained":
+            return RememberResult("unchanged", fact, old, round(cos, 4), "the stored fact already says it")
+        if rule == "similar":
+            return RememberResult("updated", fact, old, round(cos, 4), f"cosine {cos:.3f} >= {dedup}")
+        return RememberResult("updated", fact, old, round(cos, 4),
+                              f"the new text refines the stored one (cosine {cos:.3f})")
+
+    def run(tx: Tx, search: bool, decided: dict[str, Any] | None) -> dict[str, Any]:
+        return tx.run(_REMEMBER[search], **params, fetch=_REMEMBER_FETCH[search], decided=decided)[0]
 
     def work(tx: Tx, search: bool) -> RememberResult:
-        # one round trip: lock the scope, same text, nearest facts (exact scan or index)
-        params: dict[str, Any] = dict(
-            scopeKey=sc.key, scopeKind=sc.kind, contentKey=key, vector=vparam, k=5, minCosine=refine_min,
-            fetch=_REMEMBER_FETCH[search], exactMax=EXACT_SCAN_MAX,
-        )
-        if search:
-            row = tx.run("facts/remember_check@search", **params)[0]
-        else:
-            row = tx.run("facts/remember_check", **params)[0]
-        if row["same"] is not None:
-            return _keep(tx, Fact.from_row(row["same"]), 1.0, "same text")
+        # the statement decides unless the index search needs widening or a fact it found predates
+        # the stored `words`: the same rules, then the write, in this transaction
+        row = run(tx, search, None)
+        done = outcome(row)
+        if done is not None:
+            return done
         hits: list[dict[str, Any]] = list(row["hits"] or [])
+        legacy = [{"id": h["id"], "words": words(h["content"])} for h in hits if h.get("words") is None]
+        if legacy:  # facts stored before `words` existed get them, so the next remember decides at once
+            tx.run("facts/set_words", rows=legacy)
         if vparam is not None and not row["complete"] and len(hits) < 5:
             # the index search may have missed a close fact: widen (rare)
             hits = nearest_facts(tx, vparam, [sc.key], k=5, min_cosine=refine_min,
@@ -245,49 +280,41 @@ def remember(
         for hit in hits:
             old = Fact.from_row(hit)
             cos = float(hit["cosine"])
-            if _words(text) >= 3 and containment(text, old.content) >= 1.0:
-                return _keep(tx, old, cos, "the stored fact already says it")
-            if cos >= dedup:
-                return _update(tx, old, cos, f"cosine {cos:.3f} >= {dedup}")
-            if _words(old.content) >= 3 and containment(old.content, text) >= 1.0:
-                return _update(tx, old, cos, f"the new text refines the stored one (cosine {cos:.3f})")
-        return _insert(tx, None, None, "no similar fact in the scope")
+            action: Literal["updated", "unchanged"] = "updated"
+            if len(fact_words) >= 3 and containment(text, old.content) >= 1.0:
+                rule, action, reason = "contained", "unchanged", "the stored fact already says it"
+            elif cos >= dedup:
+                rule, reason = "similar", f"cosine {cos:.3f} >= {dedup}"
+            elif len(words(old.content)) >= 3 and containment(old.content, text) >= 1.0:
+                rule, reason = "refines", f"the new text refines the stored one (cosine {cos:.3f})"
+            else:
+                continue
+            fact = Fact.from_row(run(tx, search, {"rule": rule, "id": old.id})["fact"])
+            return RememberResult(action, fact, old, round(cos, 4), reason)
+        fact = Fact.from_row(run(tx, search, {"rule": "insert", "id": None})["fact"])
+        return RememberResult("inserted", fact, None, None, "no similar fact in the scope")
 
-    def _keep(tx: Tx, old: Fact, cos: float, reason: str) -> RememberResult:
-        rows = tx.run("facts/keep", id=old.id, subjects=names, setExpiry=set_expiry, expiresAt=expiry, turnId=turn_id)
-        return RememberResult("unchanged", Fact.from_row(rows[0]["fact"]), old, round(cos, 4), reason)
+    def recover() -> list[dict[str, Any]] | None:
+        # the connection was lost mid-statement: its new fact tells whether the write landed (a call
+        # that kept a fact writes nothing new; running it again does the same)
+        return mem.db.read("facts/remember_landed", id=params["id"]) or None
 
-    def _update(tx: Tx, old: Fact, cos: float, reason: str) -> RememberResult:
-        return _insert(tx, old, cos, reason)
-
-    def _insert(tx: Tx, old: Fact | None, cos: float | None, reason: str) -> RememberResult:
-        fact_type = type or (old.type if old else "fact")
-        if importance is not None:
-            imp = float(importance)
-        elif old is not None and old.type == fact_type:
-            imp = old.importance
-        else:
-            imp = FACT_TYPES[fact_type]
-        exp = expiry if set_expiry else (old.expires_at if old else None)
-        rows = tx.run(
-            "facts/insert",
-            id=str(uuid.uuid4()), content=text, contentKey=key, type=fact_type, importance=imp, now=now,
-            expiresAt=exp, source=source, scopeKey=sc.key, scopeKind=sc.kind, vector=vparam, subjects=names,
-            turnId=turn_id, supersedes=old.id if old else None,
-        )
-        fact = Fact.from_row(rows[0]["fact"])
-        return RememberResult("updated" if old else "inserted", fact, old, None if cos is None else round(cos, 4), reason)
+    def first(search: bool) -> RememberResult | None:
+        # the usual case in one round trip: one auto-commit statement that decides and writes
+        rows = mem.db.write_autocommit(_REMEMBER[search], {**params, "fetch": _REMEMBER_FETCH[search],
+                                                           "decided": None}, recover=recover)
+        return outcome(rows[0])
 
     try:
-        result = mem.db.transaction(lambda tx: work(tx, search))
+        result = first(search) or mem.db.transaction(lambda tx: work(tx, search))
     except DatabaseError:
         if not search:
             raise
         # Neo4j 2026.08.1's in-index filter fails ("Index ... out of bounds") when nothing in the index
         # matches it (a scope whose vectors all wait for the index): the over-fetch statements instead
-        result = mem.db.transaction(lambda tx: work(tx, False))
+        result = first(False) or mem.db.transaction(lambda tx: work(tx, False))
     if vparam is not None and result.action != "unchanged":
-        # the vector waits outside the index (see facts/insert); the reads that must see it scan
+        # the vector waits outside the index (see facts/remember); the reads that must see it scan
         # pending vectors, and this process's vector searches wait for this write (wait_for_vectors);
         # the vectors of a burst of remembers are indexed together (INDEX_LINGER)
         if deferred is not None:

@@ -30,7 +30,7 @@ from graphmem.facts import (
     wait_for_vectors,
 )
 from graphmem.facts.extract import FactExtractor
-from graphmem.facts.model import FactInjection
+from graphmem.facts.model import FactInjection, words
 from graphmem.facts.store import delete_facts
 from graphmem.facts.tools import memory_forget, memory_search_facts, memory_store_fact
 from graphmem.providers import LocalEmbedder
@@ -92,6 +92,38 @@ def test_seed_000_update_and_distinct_facts_fr_en(fmem: GraphMemory, project: Sc
     assert {"Mickael a un fils", "Mickael has a son"} <= contents
     assert {"Mickael habite à Paris", "Mickael lives in Paris"} & contents  # one fact, in either language
     assert "Mickael s'est cassé l'épaule" not in contents  # history is not current
+
+
+def test_facts_stored_before_words_are_decided_in_python(fmem: GraphMemory, project: Scope) -> None:
+    """remember's statement compares the stored `words`; a fact stored without them (an older
+    graphmem) makes it hand the decision to Python, which applies the same rules, writes through the
+    same statement ($decided) and gives the fact its words."""
+    old = fmem.remember("Mickael s'est cassé l'épaule", ["mickael"], scope=project)
+    fmem.db.write("testing/fact_words_remove", id=old.fact.id)
+    assert fmem.db.read("testing/fact_words", id=old.fact.id)[0]["words"] is None
+    same = fmem.remember("Mickael s'est cassé l'épaule !", scope=project)  # same text: no words needed
+    assert same.action == "unchanged" and same.fact.id == old.fact.id
+    assert fmem.db.read("testing/fact_words", id=old.fact.id)[0]["words"] is None
+    refined = fmem.remember("Mickael s'est cassé l'épaule le 10 janvier 2026", ["blessure"], scope=project)
+    assert refined.action == "updated" and refined.previous is not None and refined.previous.id == old.fact.id
+    assert refined.reason.startswith("the new text refines the stored one")
+    assert set(refined.fact.subjects) == {"mickael", "blessure"}
+    assert get_fact(fmem.db, refined.fact.id)["history"] == ["Mickael s'est cassé l'épaule"]
+    assert fmem.db.read("testing/fact_words", id=refined.fact.id)[0]["words"] == words(refined.fact.content)
+    # a stored fact without words that already says the new text: unchanged, and it gets its words
+    fmem.db.write("testing/fact_words_remove", id=refined.fact.id)
+    kept = fmem.remember("Mickael s'est cassé l'épaule le 10 janvier", ttl="30d", scope=project)
+    assert kept.action == "unchanged" and kept.fact.id == refined.fact.id and kept.fact.expires_at is not None
+    assert fmem.db.read("testing/fact_words", id=refined.fact.id)[0]["words"] == words(refined.fact.content)
+    # and the next remember decides in its statement again
+    again = fmem.remember("Mickael s'est cassé l'épaule le 10 janvier 2026 au ski", scope=project)
+    assert again.action == "updated" and again.previous is not None and again.previous.id == refined.fact.id
+    other = fmem.remember("Julie moved to Toulouse in March", scope=project)
+    fmem.db.write("testing/fact_words_remove", id=other.fact.id)
+    # a hit without words that no rule takes (cosine 0.705 with USE v3): Python inserts
+    new = fmem.remember("Julie moved to Bordeaux in May", scope=project)
+    assert new.action == "inserted" and new.reason == "no similar fact in the scope"
+    assert fmem.db.read("testing/fact_words", id=other.fact.id)[0]["words"] == words(other.fact.content)
 
 
 def test_types_importance_exact_duplicate_and_validation(fmem: GraphMemory, project: Scope) -> None:
