@@ -186,6 +186,38 @@ def _expiry(ttl: str | timedelta | None, expires_at: datetime | None, now: datet
     return True, now + delta
 
 
+_ACTIONS: dict[str, Literal["inserted", "updated", "unchanged"]] = {
+    "same": "unchanged", "contained": "unchanged", "similar": "updated", "refines": "updated", "insert": "inserted",
+}
+
+
+def _result(rule: str, fact: Fact, old: Fact | None, cos: float | None, dedup: float) -> RememberResult:
+    """remember()'s result for the rule that decided (see facts/remember.cypher)."""
+    reasons = {
+        "same": "same text",
+        "contained": "the stored fact already says it",
+        "similar": f"cosine {cos or 0.0:.3f} >= {dedup}",
+        "refines": f"the new text refines the stored one (cosine {cos or 0.0:.3f})",
+        "insert": "no similar fact in the scope",
+    }
+    return RememberResult(_ACTIONS[rule], fact, old, None if cos is None else round(cos, 4), reasons[rule])
+
+
+def _outcome(row: dict[str, Any], dedup: float) -> RememberResult | None:
+    """The result of a remember statement that decided, else None (Python decides: see remember)."""
+    rule = row["rule"]
+    if rule is None:
+        return None
+    fact = Fact.from_row(row["fact"])
+    matched = Fact.from_row(row["matched"]) if row["matched"] else None
+    if rule == "landed":  # facts/remember_landed: the write of a call whose connection was lost
+        return RememberResult("updated" if matched else "inserted", fact, matched, None,
+                              "written before the connection was lost")
+    if rule == "same":
+        return _result(rule, fact, Fact.from_row(row["same"]), 1.0, dedup)
+    return _result(rule, fact, matched, None if matched is None else float(row["matched"]["cosine"]), dedup)
+
+
 def remember(
     mem: GraphMemory,
     content: str,
@@ -236,29 +268,6 @@ def remember(
         setExpiry=set_expiry, expiresAt=expiry, source=source, subjects=names, turnId=turn_id,
     )
 
-    def outcome(row: dict[str, Any]) -> RememberResult | None:
-        """The result of a statement that decided (its rule), else None (Python decides)."""
-        rule = row["rule"]
-        if rule is None:
-            return None
-        fact = Fact.from_row(row["fact"])
-        if rule == "same":
-            return RememberResult("unchanged", fact, Fact.from_row(row["same"]), 1.0, "same text")
-        if rule == "insert":
-            return RememberResult("inserted", fact, None, None, "no similar fact in the scope")
-        matched = row["matched"]
-        if rule == "landed":  # see recover()
-            old = Fact.from_row(matched) if matched else None
-            return RememberResult("updated" if old else "inserted", fact, old, None,
-                                  "written before the connection was lost")
-        old, cos = Fact.from_row(matched), float(matched["cosine"])
-        if rule == "contained":
-            return RememberResult("unchanged", fact, old, round(cos, 4), "the stored fact already says it")
-        if rule == "similar":
-            return RememberResult("updated", fact, old, round(cos, 4), f"cosine {cos:.3f} >= {dedup}")
-        return RememberResult("updated", fact, old, round(cos, 4),
-                              f"the new text refines the stored one (cosine {cos:.3f})")
-
     def run(tx: Tx, search: bool, decided: dict[str, Any] | None) -> dict[str, Any]:
         return tx.run(_REMEMBER[search], **params, fetch=_REMEMBER_FETCH[search], decided=decided)[0]
 
@@ -266,7 +275,7 @@ def remember(
         # the statement decides unless the index search needs widening or a fact it found predates
         # the stored `words`: the same rules, then the write, in this transaction
         row = run(tx, search, None)
-        done = outcome(row)
+        done = _outcome(row, dedup)
         if done is not None:
             return done
         hits: list[dict[str, Any]] = list(row["hits"] or [])
@@ -280,19 +289,16 @@ def remember(
         for hit in hits:
             old = Fact.from_row(hit)
             cos = float(hit["cosine"])
-            action: Literal["updated", "unchanged"] = "updated"
             if len(fact_words) >= 3 and containment(text, old.content) >= 1.0:
-                rule, action, reason = "contained", "unchanged", "the stored fact already says it"
+                rule = "contained"
             elif cos >= dedup:
-                rule, reason = "similar", f"cosine {cos:.3f} >= {dedup}"
+                rule = "similar"
             elif len(words(old.content)) >= 3 and containment(old.content, text) >= 1.0:
-                rule, reason = "refines", f"the new text refines the stored one (cosine {cos:.3f})"
+                rule = "refines"
             else:
                 continue
-            fact = Fact.from_row(run(tx, search, {"rule": rule, "id": old.id})["fact"])
-            return RememberResult(action, fact, old, round(cos, 4), reason)
-        fact = Fact.from_row(run(tx, search, {"rule": "insert", "id": None})["fact"])
-        return RememberResult("inserted", fact, None, None, "no similar fact in the scope")
+            return _result(rule, Fact.from_row(run(tx, search, {"rule": rule, "id": old.id})["fact"]), old, cos, dedup)
+        return _result("insert", Fact.from_row(run(tx, search, {"rule": "insert", "id": None})["fact"]), None, None, dedup)
 
     def recover() -> list[dict[str, Any]] | None:
         # the connection was lost mid-statement: its new fact tells whether the write landed (a call
@@ -303,7 +309,7 @@ def remember(
         # the usual case in one round trip: one auto-commit statement that decides and writes
         rows = mem.db.write_autocommit(_REMEMBER[search], {**params, "fetch": _REMEMBER_FETCH[search],
                                                            "decided": None}, recover=recover)
-        return outcome(rows[0])
+        return _outcome(rows[0], dedup)
 
     try:
         result = first(search) or mem.db.transaction(lambda tx: work(tx, search))

@@ -31,7 +31,7 @@ from graphmem.facts import (
 )
 from graphmem.facts.extract import FactExtractor
 from graphmem.facts.model import FactInjection, words
-from graphmem.facts.store import delete_facts
+from graphmem.facts.store import _outcome, delete_facts
 from graphmem.facts.tools import memory_forget, memory_search_facts, memory_store_fact
 from graphmem.providers import LocalEmbedder
 from tests.fake_openai import FakeOpenAIServer
@@ -124,6 +124,19 @@ def test_facts_stored_before_words_are_decided_in_python(fmem: GraphMemory, proj
     new = fmem.remember("Julie moved to Bordeaux in May", scope=project)
     assert new.action == "inserted" and new.reason == "no similar fact in the scope"
     assert fmem.db.read("testing/fact_words", id=other.fact.id)[0]["words"] == words(other.fact.content)
+
+
+def test_a_remember_whose_connection_was_lost_reports_what_landed(fmem: GraphMemory, project: Scope) -> None:
+    """remember's auto-commit statement is run again after a lost connection only once
+    facts/remember_landed (its recover step) has found that its new fact did not land."""
+    first = fmem.remember("Mickael s'est cassé l'épaule", scope=project)
+    second = fmem.remember("Mickael s'est cassé l'épaule le 10 janvier 2026", scope=project)
+    inserted = _outcome(fmem.db.read("facts/remember_landed", id=first.fact.id)[0], 0.85)
+    assert inserted is not None and inserted.action == "inserted" and inserted.fact.id == first.fact.id
+    updated = _outcome(fmem.db.read("facts/remember_landed", id=second.fact.id)[0], 0.85)
+    assert updated is not None and updated.action == "updated" and updated.fact.id == second.fact.id
+    assert updated.previous is not None and updated.previous.id == first.fact.id
+    assert fmem.db.read("facts/remember_landed", id="not-written") == []
 
 
 def test_types_importance_exact_duplicate_and_validation(fmem: GraphMemory, project: Scope) -> None:
