@@ -10,7 +10,7 @@ import pytest
 from graphmem.errors import InvalidInput, ProviderError
 from graphmem.facts import FACT_TYPES, Scope, parse_ttl
 from graphmem.facts.extract import _parse
-from graphmem.facts.model import containment, content_key
+from graphmem.facts.model import containment, content_key, words
 from graphmem.facts.settings import SETTINGS_HELP, _coerce
 
 
@@ -59,6 +59,9 @@ def test_content_key_and_containment() -> None:
     assert content_key("a b") != content_key("a c")
     assert containment("Mickael broke his shoulder", "Mickael broke his shoulder on January 10, 2026") == 1.0
     assert containment("Mickael a un fils", "Mickael a une fille") == 0.5
+    # the words a fact stores for remember's statement: distinct, normalised (NFKC, case-folded), sorted
+    assert words("Mickael s'est cassé l'ÉPAULE, l'épaule !") == ["cassé", "est", "l", "mickael", "s", "épaule"]
+    assert words("  ") == [] and words("ﬁx the ﬁle") == ["file", "fix", "the"]
 
 
 def test_setting_values_are_typed_and_checked() -> None:
