@@ -17,13 +17,13 @@ MERGE (s:FactScope {key: $scopeKey})
 SET s.lockedAt = datetime()
 WITH s
 OPTIONAL MATCH (e:Fact {scopeKey: $scopeKey, contentKey: $contentKey})
-  WHERE $decided IS NULL AND e.supersededAt IS NULL AND coalesce(e.expiresAt > datetime(), true)
+  WHERE e.supersededAt IS NULL AND coalesce(e.expiresAt > datetime(), true)
 WITH s, e LIMIT 1
 CALL (s, e) {
   CALL (s, e) {
     // the scan's key is null unless the scope is small: a plain WHERE guard here was planned after
     // the index seek, which then read every fact of a large scope before discarding them all
-    WITH CASE WHEN $decided IS NULL AND e IS NULL AND $vector IS NOT NULL AND s.count <= $exactMax THEN $scopeKey END AS scanKey
+    WITH CASE WHEN e IS NULL AND $vector IS NOT NULL AND s.count <= $exactMax THEN $scopeKey END AS scanKey
     MATCH (f:Fact {scopeKey: scanKey})
       WHERE f.supersededAt IS NULL AND coalesce(f.embedding, f.pendingEmbedding) IS NOT NULL
     WITH f, 2 * vector.similarity.cosine(coalesce(f.embedding, f.pendingEmbedding), $vector) - 1 AS cosine
@@ -32,14 +32,14 @@ CALL (s, e) {
     UNION ALL
     // a large scope's facts whose vectors are not in the index yet (remembered moments ago), scanned
     // before the index is searched: a fact indexed in between is then found by one or the other
-    WITH s, e WHERE $decided IS NULL AND e IS NULL AND $vector IS NOT NULL AND s.count > $exactMax
+    WITH s, e WHERE e IS NULL AND $vector IS NOT NULL AND s.count > $exactMax
     MATCH (f:Fact) USING INDEX f:Fact(vectorPendingSince)
       WHERE f.vectorPendingSince IS NOT NULL AND f.scopeKey = $scopeKey AND f.supersededAt IS NULL
     WITH f, 2 * vector.similarity.cosine(f.pendingEmbedding, $vector) - 1 AS cosine
     WHERE cosine >= $minCosine
     RETURN f, cosine, false AS exact
     UNION ALL
-    WITH s, e WHERE $decided IS NULL AND e IS NULL AND $vector IS NOT NULL AND s.count > $exactMax
+    WITH s, e WHERE e IS NULL AND $vector IS NOT NULL AND s.count > $exactMax
     MATCH (f:Fact)
       SEARCH f IN (VECTOR INDEX fact_embedding FOR $vector WHERE f.scopeKey = $scopeKey LIMIT $fetch) SCORE AS score
     RETURN f, 2 * score - 1 AS cosine, false AS exact
@@ -53,20 +53,19 @@ CALL (s, e) {
                         .words, cosine: cosine} END) AS found
   RETURN found[0..$k] AS hits, exact OR fetched < $fetch OR lowestCosine < $minCosine AS complete
 }
-// Decide, as remember()'s rules do (graphmem/facts/store.py), on the first hit that any rule takes
-// (hits are best first): `contained` (the new text has 3+ words, all in the stored fact: unchanged),
-// `similar` (cosine >= $dedup: update), `refines` (the stored fact has 3+ words, all in the new text:
-// update). `same` is the same normalised text (unchanged); `insert` when no hit is taken. The rule is
-// null when Python must decide: the index search may have missed a fact (`complete` false, fewer
-// than $k hits: the caller widens) or the hit predates the stored `words`.
-// $decided (the caller's decision then, {rule, id}) skips the checks above.
+// remember()'s rules, on the first hit that any rule takes (hits are best first): `contained` (the new
+// text has 3+ words, all in the stored fact: unchanged), `similar` (cosine >= $dedup: update),
+// `refines` (the stored fact has 3+ words, all in the new text: update). `same` is the same normalised
+// text (unchanged); `insert` when no hit is taken. The rule is null, and nothing is written, when the
+// index search may have missed a fact (`complete` false, fewer than $k hits: the caller runs this
+// again with a larger $fetch, or a larger $exactMax for the exact scan) or the hit predates the stored
+// `words` (the caller gives the hits their words, facts/set_words, and runs this again).
 WITH s, e, hits, complete,
      [h IN hits WHERE h.words IS NULL OR h.cosine >= $dedup
         OR (size($words) >= 3 AND all(w IN $words WHERE w IN h.words))
         OR (size(h.words) >= 3 AND all(w IN h.words WHERE w IN $words))][0] AS m
 WITH s, e, hits, complete, m,
      CASE
-       WHEN $decided IS NOT NULL THEN $decided.rule
        WHEN e IS NOT NULL THEN 'same'
        WHEN $vector IS NOT NULL AND NOT complete AND size(hits) < $k THEN null
        WHEN m IS NULL THEN 'insert'
@@ -76,7 +75,7 @@ WITH s, e, hits, complete, m,
        ELSE 'refines'
      END AS rule
 WITH s, e, hits, complete, m, rule,
-     CASE WHEN $decided IS NOT NULL THEN $decided.id WHEN e IS NOT NULL THEN e.id ELSE m.id END AS matchedId
+     CASE WHEN e IS NOT NULL THEN e.id ELSE m.id END AS matchedId
 // insert, or update: a new current fact supersedes the matched one, which keeps its text as history
 // behind SUPERSEDES, loses its vector (so it leaves the vector index) and hands over its subjects and
 // access count. The new vector goes to `pendingEmbedding` (with `vectorPendingSince`), outside the

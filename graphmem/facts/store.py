@@ -12,9 +12,9 @@ scan as the last resort).
 
 Usually :func:`remember` is one auto-commit statement (``facts/remember``): it checks, applies the
 decision rules (same text; the stored fact already says it; cosine >= the dedup threshold; the new
-text refines the stored one) and writes, in one round trip. Python decides instead, in a managed
-transaction, when the index search needs widening or a fact found predates the stored ``words``
-that the statement's rules compare.
+text refines the stored one) and writes, in one round trip. When it cannot decide (a fact it found
+predates the stored ``words`` that the rules compare, or the index search needs widening), it runs
+again in a managed transaction after giving those facts their words or with a larger search.
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ from .model import (
     RememberResult,
     Scope,
     ScopeLike,
-    containment,
     content_key,
     default_importance,
     parse_ttl,
@@ -186,25 +185,8 @@ def _expiry(ttl: str | timedelta | None, expires_at: datetime | None, now: datet
     return True, now + delta
 
 
-_ACTIONS: dict[str, Literal["inserted", "updated", "unchanged"]] = {
-    "same": "unchanged", "contained": "unchanged", "similar": "updated", "refines": "updated", "insert": "inserted",
-}
-
-
-def _result(rule: str, fact: Fact, old: Fact | None, cos: float | None, dedup: float) -> RememberResult:
-    """remember()'s result for the rule that decided (see facts/remember.cypher)."""
-    reasons = {
-        "same": "same text",
-        "contained": "the stored fact already says it",
-        "similar": f"cosine {cos or 0.0:.3f} >= {dedup}",
-        "refines": f"the new text refines the stored one (cosine {cos or 0.0:.3f})",
-        "insert": "no similar fact in the scope",
-    }
-    return RememberResult(_ACTIONS[rule], fact, old, None if cos is None else round(cos, 4), reasons[rule])
-
-
 def _outcome(row: dict[str, Any], dedup: float) -> RememberResult | None:
-    """The result of a remember statement that decided, else None (Python decides: see remember)."""
+    """The result of a remember statement that decided (its ``rule``), else None (see remember)."""
     rule = row["rule"]
     if rule is None:
         return None
@@ -214,8 +196,17 @@ def _outcome(row: dict[str, Any], dedup: float) -> RememberResult | None:
         return RememberResult("updated" if matched else "inserted", fact, matched, None,
                               "written before the connection was lost")
     if rule == "same":
-        return _result(rule, fact, Fact.from_row(row["same"]), 1.0, dedup)
-    return _result(rule, fact, matched, None if matched is None else float(row["matched"]["cosine"]), dedup)
+        return RememberResult("unchanged", fact, Fact.from_row(row["same"]), 1.0, "same text")
+    if rule == "insert":
+        return RememberResult("inserted", fact, None, None, "no similar fact in the scope")
+    cos = float(row["matched"]["cosine"])
+    action: Literal["updated", "unchanged"] = "unchanged" if rule == "contained" else "updated"
+    reason = {
+        "contained": "the stored fact already says it",
+        "similar": f"cosine {cos:.3f} >= {dedup}",
+        "refines": f"the new text refines the stored one (cosine {cos:.3f})",
+    }[rule]
+    return RememberResult(action, fact, matched, round(cos, 4), reason)
 
 
 def remember(
@@ -260,45 +251,29 @@ def remember(
 
     vparam = vector_param(vector)
     deferred: DeferredWrites | None = getattr(mem, "deferred", None)
-    fact_words = words(text)
     params: dict[str, Any] = dict(
-        scopeKey=sc.key, scopeKind=sc.kind, contentKey=key, words=fact_words, vector=vparam, k=5,
-        minCosine=refine_min, dedup=dedup, exactMax=EXACT_SCAN_MAX, id=str(uuid.uuid4()), content=text, type=type,
+        scopeKey=sc.key, scopeKind=sc.kind, contentKey=key, words=words(text), vector=vparam, k=5,
+        minCosine=refine_min, dedup=dedup, id=str(uuid.uuid4()), content=text, type=type,
         importance=None if importance is None else float(importance), defaultImportance=FACT_TYPES, now=now,
         setExpiry=set_expiry, expiresAt=expiry, source=source, subjects=names, turnId=turn_id,
     )
 
-    def run(tx: Tx, search: bool, decided: dict[str, Any] | None) -> dict[str, Any]:
-        return tx.run(_REMEMBER[search], **params, fetch=_REMEMBER_FETCH[search], decided=decided)[0]
-
     def work(tx: Tx, search: bool) -> RememberResult:
-        # the statement decides unless the index search needs widening or a fact it found predates
-        # the stored `words`: the same rules, then the write, in this transaction
-        row = run(tx, search, None)
-        done = _outcome(row, dedup)
-        if done is not None:
-            return done
-        hits: list[dict[str, Any]] = list(row["hits"] or [])
-        legacy = [{"id": h["id"], "words": words(h["content"])} for h in hits if h.get("words") is None]
-        if legacy:  # facts stored before `words` existed get them, so the next remember decides at once
-            tx.run("facts/set_words", rows=legacy)
-        if vparam is not None and not row["complete"] and len(hits) < 5:
-            # the index search may have missed a close fact: widen (rare)
-            hits = nearest_facts(tx, vparam, [sc.key], k=5, min_cosine=refine_min,
-                                 scope_count=int(row["count"]), search=search)
-        for hit in hits:
-            old = Fact.from_row(hit)
-            cos = float(hit["cosine"])
-            if len(fact_words) >= 3 and containment(text, old.content) >= 1.0:
-                rule = "contained"
-            elif cos >= dedup:
-                rule = "similar"
-            elif len(words(old.content)) >= 3 and containment(old.content, text) >= 1.0:
-                rule = "refines"
+        # the statement writes nothing when it cannot decide: the facts it found get their words
+        # (stored by an older graphmem), or an incomplete index search is widened (rare); then again
+        fetch, exact_max = _REMEMBER_FETCH[search], EXACT_SCAN_MAX
+        while True:
+            row = tx.run(_REMEMBER[search], **params, fetch=fetch, exactMax=exact_max)[0]
+            done = _outcome(row, dedup)
+            if done is not None:
+                return done
+            legacy = [{"id": h["id"], "words": words(h["content"])} for h in row["hits"] if h.get("words") is None]
+            if legacy:
+                tx.run("facts/set_words", rows=legacy)
+            elif fetch < MAX_FETCH:
+                fetch = min(MAX_FETCH, fetch * 4)
             else:
-                continue
-            return _result(rule, Fact.from_row(run(tx, search, {"rule": rule, "id": old.id})["fact"]), old, cos, dedup)
-        return _result("insert", Fact.from_row(run(tx, search, {"rule": "insert", "id": None})["fact"]), None, None, dedup)
+                exact_max = int(row["count"])  # the exact scan, which is complete
 
     def recover() -> list[dict[str, Any]] | None:
         # the connection was lost mid-statement: its new fact tells whether the write landed (a call
@@ -308,7 +283,7 @@ def remember(
     def first(search: bool) -> RememberResult | None:
         # the usual case in one round trip: one auto-commit statement that decides and writes
         rows = mem.db.write_autocommit(_REMEMBER[search], {**params, "fetch": _REMEMBER_FETCH[search],
-                                                           "decided": None}, recover=recover)
+                                                           "exactMax": EXACT_SCAN_MAX}, recover=recover)
         return _outcome(rows[0], dedup)
 
     try:

@@ -94,10 +94,9 @@ def test_seed_000_update_and_distinct_facts_fr_en(fmem: GraphMemory, project: Sc
     assert "Mickael s'est cassé l'épaule" not in contents  # history is not current
 
 
-def test_facts_stored_before_words_are_decided_in_python(fmem: GraphMemory, project: Scope) -> None:
+def test_facts_stored_before_words_get_them_and_remember_decides(fmem: GraphMemory, project: Scope) -> None:
     """remember's statement compares the stored `words`; a fact stored without them (an older
-    graphmem) makes it hand the decision to Python, which applies the same rules, writes through the
-    same statement ($decided) and gives the fact its words."""
+    graphmem) makes it write nothing, and remember gives the fact its words and runs it again."""
     old = fmem.remember("Mickael s'est cassé l'épaule", ["mickael"], scope=project)
     fmem.db.write("testing/fact_words_remove", id=old.fact.id)
     assert fmem.db.read("testing/fact_words", id=old.fact.id)[0]["words"] is None
@@ -402,6 +401,36 @@ def test_build_context_writes_its_injection_log_in_the_background(fmem: GraphMem
     fmem.build_context(s.id, "anything else?")
     fmem.deferred.wait(s.id)
     assert len(list_retrievals(fmem.db, session_id=s.id)) == 3
+
+
+@pytest.mark.parametrize("max_fetch", [4000, 1])
+def test_an_incomplete_index_search_is_widened(
+    fmem: GraphMemory, namespace: str, monkeypatch: pytest.MonkeyPatch, max_fetch: int
+) -> None:
+    """An index search that may have missed a fact (it returned as many as it fetched, all close
+    enough) makes remember's statement write nothing; remember runs it again with a larger search,
+    and last with the exact scan (max_fetch 1: at once)."""
+    import graphmem.facts.store as store_mod
+
+    scope = Scope.project(namespace + "/widen")
+    for t in ["The cache layer uses Redis 7", "Julie prefers tea over coffee", "Paul is allergic to peanuts"]:
+        assert fmem.remember(t, scope=scope).action == "inserted"
+    monkeypatch.setattr(store_mod, "EXACT_SCAN_MAX", 0)
+    monkeypatch.setattr(store_mod, "_REMEMBER_FETCH", {False: 1, True: 1})
+    monkeypatch.setattr(store_mod, "MAX_FETCH", max_fetch)
+    calls: list[str] = []
+    transaction = fmem.db.transaction
+
+    def counted(work: Any, **kw: Any) -> Any:
+        calls.append("transaction")
+        return transaction(work, **kw)
+
+    monkeypatch.setattr(fmem.db, "transaction", counted)
+    upd = fmem.remember("The cache layer uses Redis 7.2", scope=scope)
+    assert upd.action == "updated" and upd.previous is not None
+    assert upd.previous.content == "The cache layer uses Redis 7"
+    assert calls == ["transaction"]  # the first statement could not decide
+    assert fmem.remember("Hugo reviews every pull request", scope=scope).action == "inserted"
 
 
 def test_index_path_agrees_with_exact_scan(fmem: GraphMemory, namespace: str, monkeypatch: pytest.MonkeyPatch) -> None:
