@@ -12,10 +12,10 @@ DEFAULT_VERSION := 2026.08.1
 
 .PHONY: demo test sysdeps lint unit integration integration-lts integration-default bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml devtools/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(BIN)/python -m pip install -q -e ".[dev]" -e ./devtools
 	touch $(STAMP)
 
 ## The main job: start the managed Neo4j (installed from Maven Central on first use), record a
@@ -38,7 +38,7 @@ sysdeps:
 	fi
 
 lint: $(STAMP)
-	$(BIN)/ruff check graphmem tests
+	$(BIN)/ruff check graphmem devtools tests
 	$(BIN)/mypy
 
 unit: $(STAMP)
@@ -52,7 +52,8 @@ integration-default: $(STAMP)
 
 integration: integration-lts integration-default
 
-## The benchmark commands one by one (each prints figures and writes benchmarks/results/<name>.md/json).
+## The benchmark commands one by one (each prints figures and writes benchmarks/results/<name>.md/json);
+## they come from devtools/ (graphmem-devtools, installed next to graphmem, never in its wheel).
 bench: $(STAMP)
 	$(BIN)/graphmem bench store
 	$(BIN)/graphmem bench retrieval

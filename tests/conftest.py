@@ -26,7 +26,7 @@ import pytest
 from graphmem import Database, GraphMemory
 from graphmem.config import DEFAULT_NEO4J_VERSION
 from graphmem.neo4j_local import ManagedServer
-from graphmem.reliability.faults import ServerSpec
+from graphmem_devtools.servers import ServerSpec
 
 from .servers import dedicated_server
 

@@ -1,9 +1,9 @@
-"""The local OpenAI-compatible test server; it lives in :mod:`graphmem.reliability.fake_openai`
+"""The local OpenAI-compatible test server; it lives in :mod:`graphmem_devtools.fake_openai`
 (so that ``graphmem reliability faults`` can use it outside the test suite) and is re-exported here."""
 
 from __future__ import annotations
 
-from graphmem.reliability.fake_openai import (
+from graphmem_devtools.fake_openai import (
     DEFAULT_SUMMARY,
     FakeOpenAIServer,
     RecordedRequest,

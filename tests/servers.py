@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from graphmem.config import DEFAULT_NEO4J_VERSION
-from graphmem.reliability.faults import ServerSpec
+from graphmem_devtools.servers import ServerSpec
 
 __all__ = ["dedicated_server", "free_port"]
 

@@ -1,6 +1,8 @@
 """``graphmem``: noun groups with verb subcommands (``graphmem db up``, ``graphmem sessions list``).
 
-Each group lives in its own module and registers itself with :func:`register`. Library errors
+Each group lives in its own module and registers itself with :func:`register`; other installed
+distributions add groups through the ``graphmem.commands`` entry points (each a ``register``
+function: the development tools' ``bench`` and ``reliability``). Library errors
 become one clean line on stderr and a non-zero exit code, never a traceback; so does a bad
 ``GRAPHMEM_*`` setting (one ``graphmem: invalid setting ...`` line per bad value, exit code 2).
 """
@@ -14,7 +16,7 @@ from collections.abc import Callable
 
 from ..errors import ConfigError, DatabaseUnavailable, GraphMemError, InvalidInput, InvalidSettings, NotFound
 
-__all__ = ["GROUPS", "build_parser", "main"]
+__all__ = ["ENTRY_POINT_GROUP", "GROUPS", "build_parser", "main"]
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -31,9 +33,8 @@ _OPTIONAL_GROUPS = [
     "graphmem.cli.integrations_cmd",
     "graphmem.cli.facts_cmd",
     "graphmem.cli.export_cmd",
-    "graphmem.cli.bench_cmd",
-    "graphmem.cli.reliability_cmd",
 ]
+ENTRY_POINT_GROUP = "graphmem.commands"
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -61,7 +62,22 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # that group is not part of this build
             raise
         mod.register(sub)
+    _register_plugins(sub)
     return parser
+
+
+def _register_plugins(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The command groups other distributions register as ``graphmem.commands`` entry points
+    (looked up here, not at import time, so the hook fast path never pays for the scan)."""
+    from importlib.metadata import entry_points
+
+    taken = set(sub.choices)
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        if ep.name in taken:
+            continue  # a built-in group keeps its name
+        register: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None] = ep.load()
+        register(sub)
+        taken.add(ep.name)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,6 +6,7 @@ routes reads and writes, and turns driver errors into :mod:`graphmem.errors` typ
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 import time
@@ -144,8 +145,10 @@ class Database:
         *,
         timeout: float = 5.0,
         max_retry_time: float = 15.0,
+        statements: cypher.Statements | None = None,
     ) -> None:
         self.uri = uri
+        self.statements = statements or cypher.statements()
         self.database = database
         self.timeout = timeout
         self.max_retry_time = max_retry_time
@@ -169,6 +172,13 @@ class Database:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def with_statements(self, statements: cypher.Statements) -> Database:
+        """This database (same driver, same connections) running the statements of ``statements``
+        instead: how code outside the library runs Cypher files of its own. Close the original."""
+        view = copy.copy(self)
+        view.statements = statements
+        return view
 
     @property
     def driver(self) -> neo4j.Driver:
@@ -198,14 +208,14 @@ class Database:
         return self._run(name, params, RoutingControl.WRITE)
 
     def _run(self, name: str, params: dict[str, Any], routing: RoutingControl) -> list[dict[str, Any]]:
-        cypher.check_params(name, frozenset(params))
+        self.statements.check_params(name, frozenset(params))
         if routing == RoutingControl.READ:
             # one round trip: a read needs no transaction of its own (a managed one costs BEGIN+RUN,
             # then COMMIT), and repeating a read after a transient error or a lost connection is safe
             return self._autocommit(name, params, neo4j.READ_ACCESS, read_only=True)
         with _wrapped():
             records, _, _ = self._driver.execute_query(
-                cypher.query(name), lean_params(params), database_=self.database, routing_=routing
+                self.statements.query(name), lean_params(params), database_=self.database, routing_=routing
             )
         return _rows(records)
 
@@ -225,7 +235,7 @@ class Database:
         asked first whether the write landed (it returns that write's rows, or ``None``). A statement
         that is not idempotent is therefore never applied twice. Without ``recover`` a lost
         connection is not retried."""
-        cypher.check_params(name, frozenset(params))
+        self.statements.check_params(name, frozenset(params))
         return self._autocommit(name, params, neo4j.WRITE_ACCESS, recover=recover)
 
     def _autocommit(
@@ -239,7 +249,7 @@ class Database:
     ) -> list[dict[str, Any]]:
         """One auto-commit statement with graphmem's own retries (see :meth:`write_autocommit`);
         ``read_only`` statements are simply run again after a lost connection."""
-        text = cypher.query(name)
+        text = self.statements.query(name)
         params = lean_params(params)
         deadline = time.monotonic() + self.max_retry_time
         delay = 0.05
@@ -271,17 +281,17 @@ class Database:
 
     def raw(self, name: str, params: dict[str, Any], *, routing: RoutingControl = RoutingControl.WRITE) -> Any:
         """Run a named statement and return the driver's EagerResult (records, summary, keys)."""
-        cypher.check_params(name, frozenset(params))
+        self.statements.check_params(name, frozenset(params))
         with _wrapped():
             return self._driver.execute_query(
-                cypher.query(name), lean_params(params), database_=self.database, routing_=routing
+                self.statements.query(name), lean_params(params), database_=self.database, routing_=routing
             )
 
     def transaction(self, work: Callable[[Tx], T], *, write: bool = True) -> T:
         """Run ``work`` in one managed transaction (retried on transient errors: keep it idempotent)."""
 
         def unit(tx: ManagedTransaction) -> T:
-            return work(Tx(tx))
+            return work(Tx(tx, self.statements))
 
         with _wrapped(), self._driver.session(database=self.database) as session:
             if write:
@@ -292,9 +302,10 @@ class Database:
 class Tx:
     """A managed transaction that runs named statements."""
 
-    def __init__(self, tx: ManagedTransaction) -> None:
+    def __init__(self, tx: ManagedTransaction, statements: cypher.Statements | None = None) -> None:
         self._tx = tx
+        self.statements = statements or cypher.statements()
 
     def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        cypher.check_params(name, frozenset(params))
-        return _rows(self._tx.run(cypher.query(name), lean_params(params)))
+        self.statements.check_params(name, frozenset(params))
+        return _rows(self._tx.run(self.statements.query(name), lean_params(params)))

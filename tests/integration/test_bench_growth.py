@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from graphmem import Database, GraphMemory
-from graphmem.bench.growth import NODES_PER_SESSION, GrowthConfig, write_growth
-from graphmem.bench.growth import run_part as growth_part
-from graphmem.bench.importing import generate_corpus, write_import
-from graphmem.bench.importing import run_part as import_part
 from graphmem.integrations import parse_transcript
 from graphmem.providers import LocalEmbedder
+from graphmem_devtools.bench.growth import NODES_PER_SESSION, GrowthConfig, write_growth
+from graphmem_devtools.bench.growth import run_part as growth_part
+from graphmem_devtools.bench.importing import generate_corpus, write_import
+from graphmem_devtools.bench.importing import run_part as import_part
 
 from ..conftest import Neo4jTarget
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from graphmem import Database, GraphMemory
-from graphmem.bench.compare import fold_tool_calls
-from graphmem.bench.report import PartOptions, external_part, run_parts, write_report
+from graphmem_devtools.bench.compare import fold_tool_calls
+from graphmem_devtools.bench.report import PartOptions, external_part, run_parts, write_report
 
 pytestmark = pytest.mark.integration
 
@@ -106,7 +106,7 @@ def test_external_parts_interface() -> None:
     """growth / import (built in their own modules, smoke-tested there) plug into `bench all` and the CLI."""
     import argparse
 
-    from graphmem.cli.bench_cmd import register
+    from graphmem_devtools.cli.bench_cmd import register
 
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers(dest="command"))

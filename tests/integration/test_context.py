@@ -20,6 +20,7 @@ from graphmem.providers import LocalEmbedder
 from graphmem.retrieval import ContextConfig
 
 from ..conftest import Neo4jTarget
+from ..support import testing_db
 
 pytestmark = pytest.mark.integration
 
@@ -34,7 +35,7 @@ def embedder() -> LocalEmbedder:
 def add_summary(mem: GraphMemory, session_id: str, text: str, *, level: int = 1, children: Sequence[str] = (),
                 ts: datetime | None = None) -> str:
     sid = str(uuid.uuid4())
-    mem.db.write(
+    testing_db(mem.db).write(
         "testing/create_summary", sessionId=session_id, id=sid, level=level, text=text, charCount=len(text),
         turnCount=max(1, len(children)), keyFindings=["finding " + text[:10]], filesMentioned=["a.py"],
         toolsUsed=["Edit"], topics=[], timestamp=ts or datetime.now(UTC), childIds=list(children),
@@ -148,8 +149,8 @@ def test_cli_search_and_context(database: Database, neo4j_target: Neo4jTarget, n
 
 
 def test_bench_commands_smoke(database: Database, embedder: LocalEmbedder, tmp_path: Path) -> None:
-    from graphmem.bench.locomo import locomo_markdown, run_locomo_bench
-    from graphmem.bench.retrieval import run_retrieval_bench
+    from graphmem_devtools.bench.locomo import locomo_markdown, run_locomo_bench
+    from graphmem_devtools.bench.retrieval import run_retrieval_bench
 
     mem = GraphMemory(database, embedder=embedder)
     res = run_retrieval_bench(mem, sizes=(100,), queries=6, context_calls=2, context_warmup=2, log=lambda m: None)

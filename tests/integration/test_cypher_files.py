@@ -1,27 +1,56 @@
-"""Every Cypher file plans on the real server, and code passes exactly the parameters it uses."""
+"""Every Cypher file plans on the real server, and code passes exactly the parameters it uses: graphmem's
+own (``cypher/``), the development tools' (``devtools/graphmem_devtools/cypher/``) and the tests'
+(``tests/support/cypher/``)."""
 
 from __future__ import annotations
 
 import ast
-import zipfile
 from pathlib import Path
 
 import pytest
 
 from graphmem import CypherError, Database, cypher
+from graphmem.cypher import Statements
 from graphmem.db.schema import migrations
+from graphmem_devtools.statements import STATEMENTS as DEVTOOLS
+
+from ..support import TESTING
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 CALL_METHODS = {"read", "write", "raw", "run"}
+CODE = ("graphmem", "devtools/graphmem_devtools", "tests")
+ROOTS: dict[str, Statements] = {"graphmem": cypher.statements(), "devtools": DEVTOOLS, "tests": TESTING}
+
+
+def _owners() -> dict[str, Statements]:
+    """Every statement name and the folder that holds it."""
+    owners: dict[str, Statements] = {}
+    for stmts in ROOTS.values():
+        for name in stmts.all_names():
+            owners[name] = stmts
+    return owners
+
+
+def test_statement_names_are_unique_across_folders() -> None:
+    seen: dict[str, str] = {}
+    clashes = []
+    for label, stmts in ROOTS.items():
+        names = stmts.all_names()
+        assert names, f"no statements found for {label}"
+        for name in names:
+            if name in seen:
+                clashes.append(f"{name}: {seen[name]} and {label}")
+            seen[name] = label
+    assert not clashes, "\n".join(clashes)
 
 
 def _call_sites() -> list[tuple[str, int, str, set[str] | None]]:
     """(file, line, query name, keyword names or None when **kwargs hides them) for every
-    ``x.read("name", ...)``-style call with a literal query name in graphmem/ and tests/."""
+    ``x.read("name", ...)``-style call with a literal query name in graphmem/, devtools/ and tests/."""
     sites = []
-    for path in list((ROOT / "graphmem").rglob("*.py")) + list((ROOT / "tests").rglob("*.py")):
+    for path in (p for folder in CODE for p in (ROOT / folder).rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
@@ -45,13 +74,13 @@ def _call_sites() -> list[tuple[str, int, str, set[str] | None]]:
 def test_every_call_site_passes_exactly_the_file_parameters() -> None:
     sites = _call_sites()
     assert len(sites) > 20
+    owners = _owners()
     problems = []
     for file, line, name, kws in sites:
-        try:
-            used = cypher.params(name)
-        except Exception as e:
-            problems.append(f"{file}:{line}: {e}")
+        if name not in owners:
+            problems.append(f"{file}:{line}: no statement file {name}.cypher")
             continue
+        used = owners[name].params(name)
         if kws is not None and kws != set(used):
             problems.append(f"{file}:{line}: {name} passes {sorted(kws)} but the file uses {sorted(used)}")
     assert not problems, "\n".join(problems)
@@ -59,9 +88,11 @@ def test_every_call_site_passes_exactly_the_file_parameters() -> None:
 
 def test_every_query_file_is_used_by_code() -> None:
     used = {name for _, _, name, _ in _call_sites()}
-    source = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "graphmem").rglob("*.py"))
+    source = "\n".join(
+        p.read_text(encoding="utf-8") for folder in CODE[:2] for p in (ROOT / folder).rglob("*.py")
+    )
     unused = [
-        n for n in cypher.all_names()
+        n for n in _owners()
         if not n.startswith(("schema/", "explore/")) and n not in used and f'"{n}"' not in source
     ]
     assert not unused, f"query files no code uses: {unused}"
@@ -79,12 +110,12 @@ def test_every_query_file_plans_on_the_server(database: Database) -> None:
     applicable = {m.name for m in migrations(features)}
     failures = []
     checked = 0
-    for name in cypher.all_names():
+    for name, stmts in sorted(_owners().items()):
         if name.startswith("schema/") and name not in applicable:
             continue  # a variant for another server version
         if "@search" in name and "search" not in features:
             continue
-        text = cypher.query(name)
+        text = stmts.query(name)
         prefix, body = ("CYPHER 25 ", text[len("CYPHER 25 "):]) if text.startswith("CYPHER 25 ") else ("", text)
         try:
             database.driver.execute_query(f"{prefix}EXPLAIN {body}", database_=database.database)
@@ -94,20 +125,3 @@ def test_every_query_file_plans_on_the_server(database: Database) -> None:
     assert not failures, "\n".join(failures)
     assert checked > 30
 
-
-def test_wheel_ships_the_cypher_files(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
-    out = tmp_path / "dist"
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
-        capture_output=True, text=True, timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    wheel = next(out.glob("graphmem-*.whl"))
-    with zipfile.ZipFile(wheel) as z:
-        names = set(z.namelist())
-    expected = {f"graphmem/_cypher/{n}.cypher" for n in cypher.all_names()}
-    assert expected <= names
-    assert "graphmem/neo4j_local/templates/pom.xml" in names

@@ -482,7 +482,7 @@ def test_stats_and_daemon_cli(
 
 
 def test_hook_bench_smoke(neo4j_target: Neo4jTarget, memory: GraphMemory, namespace: str, tmp_path: Path) -> None:
-    from graphmem.bench.hooks import run_hooks_bench
+    from graphmem_devtools.bench.hooks import run_hooks_bench
 
     if shutil.which("true") is None:  # pragma: no cover
         pytest.skip("no /bin/true")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.reliability.isolation import IsolationConfig, run_isolation
+from graphmem_devtools.reliability.isolation import IsolationConfig, run_isolation
 
 from ..conftest import Neo4jTarget
 

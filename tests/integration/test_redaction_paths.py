@@ -21,10 +21,10 @@ from graphmem.facts.tools import memory_store_fact
 from graphmem.integrations import redact
 from graphmem.models import TurnIn
 from graphmem.providers.openai_summarizer import OpenAISummarizer
-from graphmem.reliability._strategies import SECRETS
-from graphmem.reliability.hostile import namespace_snapshot
 from graphmem.runtime.service import HookService
 from graphmem.worker import SummaryWorker, WorkerConfig
+from graphmem_devtools.reliability._strategies import SECRETS
+from graphmem_devtools.reliability.hostile import namespace_snapshot
 from tests.conftest import Neo4jTarget
 from tests.fake_openai import FakeOpenAIServer
 from tests.integration.test_hooks import claude_file, stop_payload, write_lines

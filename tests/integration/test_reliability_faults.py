@@ -17,13 +17,8 @@ from pathlib import Path
 import pytest
 
 from graphmem import Database
-from graphmem.reliability.faults import (
-    ServerSpec,
-    disk_fault_run,
-    neo4j_kill_run,
-    openai_fault_run,
-    worker_kill_run,
-)
+from graphmem_devtools.reliability.faults import disk_fault_run, neo4j_kill_run, openai_fault_run, worker_kill_run
+from graphmem_devtools.servers import ServerSpec
 
 from ..conftest import Neo4jTarget
 

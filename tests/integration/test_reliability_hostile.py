@@ -13,7 +13,7 @@ from graphmem import GraphMemory
 from graphmem.cli.main import main
 from graphmem.errors import InvalidInput
 from graphmem.models import TurnIn
-from graphmem.reliability.hostile import namespace_snapshot, seed_control, snapshot_diff
+from graphmem_devtools.reliability.hostile import namespace_snapshot, seed_control, snapshot_diff
 from tests.conftest import Neo4jTarget
 
 pytestmark = pytest.mark.integration

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from graphmem.neo4j_local import ManagedServer
-from graphmem.reliability.load import LoadConfig, proc_memory_mb, run_load
+from graphmem_devtools.reliability.load import LoadConfig, proc_memory_mb, run_load
 
 from ..conftest import Neo4jTarget
 

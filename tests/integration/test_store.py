@@ -11,6 +11,8 @@ import pytest
 from graphmem import GraphMemory, InvalidInput, SessionNotFound, ToolCallIn, TurnIn
 from graphmem.demo_data import DEMO_TURNS
 
+from ..support import TESTING, testing_db
+
 pytestmark = pytest.mark.integration
 
 HOSTILE = [
@@ -210,13 +212,12 @@ def test_delete_session_removes_everything(memory: GraphMemory, namespace: str) 
 def test_rows_are_converted_exactly_as_record_data(memory: GraphMemory, namespace: str) -> None:
     """graphmem turns records into dicts with its own (faster) converter: same result as the driver's
     Record.data() for nodes, relationships, paths, nested lists and maps, vectors and temporals."""
-    from graphmem import cypher
     from graphmem.db.client import _rows
 
     s = memory.create_session(namespace + "/rows")
     memory.store_turn(s.id, "question", "answer", [ToolCallIn(name="Read", args={"path": "a.py"})])
     with memory.db.driver.session(database=memory.db.database) as session:
-        records = list(session.run(cypher.query("testing/graph_values"), {"sessionId": s.id}))
+        records = list(session.run(TESTING.query("testing/graph_values"), {"sessionId": s.id}))
     assert records
     assert _rows(records) == [r.data() for r in records]
-    assert memory.db.read("testing/graph_values", sessionId=s.id) == [r.data() for r in records]
+    assert testing_db(memory.db).read("testing/graph_values", sessionId=s.id) == [r.data() for r in records]

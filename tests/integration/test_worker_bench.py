@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from graphmem import GraphMemory
-from graphmem.bench import write_results
-from graphmem.bench.worker import run_worker_bench
+from graphmem_devtools.bench import write_results
+from graphmem_devtools.bench.worker import run_worker_bench
 
 from ..conftest import Neo4jTarget
 

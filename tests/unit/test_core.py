@@ -29,6 +29,21 @@ def test_loader_reads_files_and_params() -> None:
         cypher.check_params("sessions/get", frozenset())
 
 
+def test_statements_of_another_folder(tmp_path: Path) -> None:
+    (tmp_path / "extra").mkdir()
+    (tmp_path / "extra" / "probe.cypher").write_text("// a probe\nRETURN $x AS x, '$notaparam' AS s\n")
+    own = cypher.Statements(tmp_path)
+    layered = cypher.Statements(tmp_path, base=cypher.statements())
+    assert own.all_names() == layered.all_names() == ["extra/probe"]
+    assert layered.params("extra/probe") == {"x"}
+    assert layered.params("sessions/get") == cypher.params("sessions/get")  # graphmem's, through the base
+    with pytest.raises(CypherError):
+        own.query("sessions/get")  # no base: only its own folder
+    with pytest.raises(CypherError, match="unused parameters"):
+        layered.check_params("extra/probe", {"x", "y"})
+    assert "extra/probe" not in cypher.all_names()
+
+
 def test_schema_variants_and_version() -> None:
     plain = migrations(set())
     search = migrations({"search"})

@@ -24,7 +24,7 @@ from graphmem.integrations import (
     parse_gemini,
     read_new,
 )
-from graphmem.reliability._strategies import hostile_bytes
+from graphmem_devtools.reliability._strategies import hostile_bytes
 from tests.data import aider_history, claude_transcript, codex_rollout, gemini_chat
 
 CLAUDE = claude_transcript.generate(n_turns=16)

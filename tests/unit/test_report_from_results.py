@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.bench.common import read_part_results
-from graphmem.bench.report import PartOptions, external_part, write_report
+from graphmem_devtools.bench.common import read_part_results
+from graphmem_devtools.bench.report import PartOptions, external_part, write_report
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -63,7 +63,7 @@ def test_a_wrong_results_file_is_a_clear_error(tmp_path: Path) -> None:
 def test_cli_accepts_the_results_options(tmp_path: Path) -> None:
     import argparse
 
-    from graphmem.cli.bench_cmd import _options, register
+    from graphmem_devtools.cli.bench_cmd import _options, register
 
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers(dest="command"))

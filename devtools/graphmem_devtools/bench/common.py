@@ -1,0 +1,230 @@
+"""Shared benchmark helpers: percentiles, machine description, results files."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import resource
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "BenchResult",
+    "interleaved",
+    "machine_info",
+    "managed_server_pid",
+    "peak_rss_mb",
+    "percentiles",
+    "read_part_results",
+    "results_source_note",
+    "timed_ms",
+    "wait_for_idle_server",
+    "write_results",
+]
+
+
+def managed_server_pid() -> int | None:
+    """The pid of the managed Neo4j the environment points at (None with an explicit URI or when it
+    is not running)."""
+    from graphmem.config import Settings
+    from graphmem.db.connect import managed_server
+
+    settings = Settings.load()
+    if not settings.managed:
+        return None
+    st = managed_server(settings).state()
+    return st.pid if st is not None else None
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def wait_for_idle_server(pid: int | None, *, max_seconds: float = 900.0, window: float = 5.0,
+                         busy_fraction: float = 0.05) -> tuple[float, float | None]:
+    """After a bulk load Neo4j keeps merging index segments and applying eventually consistent
+    full-text updates for minutes; timings taken meanwhile measure that, not the query. Wait until
+    the server process used under ``busy_fraction`` of one core over ``window`` seconds (Linux
+    ``/proc``; a remote server cannot be watched: returns at once). Returns (seconds waited, the last
+    window's CPU fraction)."""
+    if pid is None or _cpu_seconds(pid) is None:
+        return 0.0, None
+    t0 = time.monotonic()
+    frac: float | None = None
+    while time.monotonic() - t0 < max_seconds:
+        c0 = _cpu_seconds(pid)
+        time.sleep(window)
+        c1 = _cpu_seconds(pid)
+        if c0 is None or c1 is None:
+            break
+        frac = (c1 - c0) / window
+        if frac < busy_fraction:
+            break
+    return time.monotonic() - t0, frac
+
+
+def timed_ms(fn: Callable[[], object]) -> float:
+    """How long one call of ``fn`` took, in milliseconds."""
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1000
+
+
+def interleaved(
+    sides: Mapping[str, Callable[[], object]],
+    rounds: int,
+    *,
+    warmup: int = 0,
+    rng: random.Random | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, list[float]]:
+    """Time several operations one call each in turn, ``rounds`` times, so that all of them see the
+    same machine load (the figures compare them, and the machine is shared). ``rng`` shuffles the
+    order within each round; ``warmup`` untimed rounds first; ``progress(done_rounds)`` every 250."""
+    for _ in range(warmup):
+        for fn in sides.values():
+            fn()
+    samples: dict[str, list[float]] = {name: [] for name in sides}
+    for r in range(rounds):
+        order = list(sides)
+        if rng is not None:
+            rng.shuffle(order)
+        for name in order:
+            samples[name].append(timed_ms(sides[name]))
+        if progress is not None and (r + 1) % 250 == 0:
+            progress(r + 1)
+    return samples
+
+
+def percentiles(samples_ms: list[float]) -> dict[str, float]:
+    """p50/p95/p99/mean/max of latencies in milliseconds (nearest-rank)."""
+    if not samples_ms:
+        return {"n": 0}
+    s = sorted(samples_ms)
+
+    def rank(p: float) -> float:
+        k = max(0, min(len(s) - 1, round(p / 100 * len(s) + 0.5) - 1))
+        return round(s[k], 3)
+
+    return {
+        "n": len(s),
+        "p50": rank(50),
+        "p95": rank(95),
+        "p99": rank(99),
+        "mean": round(sum(s) / len(s), 3),
+        "max": round(s[-1], 3),
+    }
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this Python process, in MiB."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def machine_info(server_version: str | None = None) -> dict[str, Any]:
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_gb = None
+    try:
+        kb = next(int(x.split()[1]) for x in Path("/proc/meminfo").read_text().splitlines() if x.startswith("MemTotal"))
+        mem_gb = round(kb / 1024 / 1024, 1)
+    except (OSError, StopIteration, ValueError):
+        pass
+    from graphmem import __version__
+
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gb": mem_gb,
+        "os": platform.platform(),
+        "python": sys.version.split()[0],
+        "graphmem": __version__,
+        "neo4j": server_version,
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+@dataclass
+class BenchResult:
+    name: str
+    command: str
+    machine: dict[str, Any]
+    figures: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def markdown(self) -> str:
+        lines = [f"# Benchmark: {self.name}", "", f"Command: `{self.command}`", ""]
+        m = self.machine
+        lines.append(
+            f"Machine: {m.get('cpu')} ({m.get('cores')} cores, {m.get('memory_gb')} GB), {m.get('os')}, "
+            f"Python {m.get('python')}, Neo4j {m.get('neo4j')}, graphmem {m.get('graphmem')}, {m.get('date')}"
+        )
+        lines.append("")
+        lines.append("| measure | n | p50 ms | p95 ms | p99 ms | mean ms | max ms | other |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|---|")
+        for key, val in self.figures.items():
+            if isinstance(val, dict) and "p50" in val:
+                other = ", ".join(f"{k} {v}" for k, v in val.items() if k not in {"n", "p50", "p95", "p99", "mean", "max"})
+                lines.append(
+                    f"| {key} | {val['n']} | {val['p50']} | {val['p95']} | {val['p99']} | {val['mean']} | "
+                    f"{val['max']} | {other} |"
+                )
+            else:
+                lines.append(f"| {key} | | | | | | | {val} |")
+        if self.notes:
+            lines += ["", *[f"- {n}" for n in self.notes]]
+        return "\n".join(lines) + "\n"
+
+
+def write_results(result: BenchResult, out_dir: Path) -> tuple[Path, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    base = out_dir / result.name
+    js = base.with_suffix(".json")
+    md = base.with_suffix(".md")
+    js.write_text(json.dumps(
+        {"name": result.name, "command": result.command, "machine": result.machine,
+         "figures": result.figures, "notes": result.notes}, indent=2) + "\n")
+    md.write_text(result.markdown())
+    return js, md
+
+
+def read_part_results(path: Path, name: str) -> dict[str, Any]:
+    """A results JSON written by ``graphmem bench <name>`` (``{"name", "command", "figures", ...}``),
+    checked to be that benchmark's; a clear ``ValueError`` otherwise (wrong file, not JSON)."""
+    try:
+        loaded = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ValueError(f"cannot read the {name} results {path}: {e.strerror or e}") from e
+    except ValueError as e:
+        raise ValueError(f"{path} is not a results JSON: {e}") from e
+    if not isinstance(loaded, dict) or not isinstance(loaded.get("figures"), dict):
+        raise ValueError(f"{path} is not a results file of `graphmem bench {name}` (no figures)")
+    if loaded.get("name") != name:
+        raise ValueError(f"{path} holds the results of `graphmem bench {loaded.get('name')}`, not of "
+                         f"`graphmem bench {name}`")
+    return loaded
+
+
+def results_source_note(path: Path, loaded: Mapping[str, Any]) -> str:
+    """The note a report section carries when its figures come from a committed results file."""
+    when = (loaded.get("figures", {}).get("machine") or {}).get("date")
+    return (f"Figures read from `{path}`, not measured in this run"
+            + (f" (measured {when})" if when else "")
+            + f"; command there: `{loaded.get('command')}`.")
