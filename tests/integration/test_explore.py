@@ -1,7 +1,7 @@
 """The documented Browser queries in cypher/explore/ run on real data and show what they say.
 
 Facts and retrieval logs have no writer yet: their data comes from test-only files
-(cypher/testing/explore_*.cypher) that follow the model the explore queries document.
+(tests/support/cypher/testing/explore_*.cypher) that follow the model the explore queries document.
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ def test_tool_usage_per_project(database: Database, seed: Seed) -> None:
     assert [(r["tool"], r["calls"]) for r in everything if r["project"] == seed.ns] == [(t, c) for t, c, _ in got]
 
 
-# -- retrieval logs and facts (writers not built yet: test data from cypher/testing/) --------
+# -- retrieval logs and facts (writers not built yet: test data from tests/support/cypher/) --
 
 def test_last_injections(database: Database, seed: Seed) -> None:
     facts = [f"explore-fact-{uuid.uuid4()}" for _ in range(3)]
