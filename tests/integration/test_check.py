@@ -14,7 +14,7 @@ from graphmem.models import Summary, TurnIn
 from graphmem.worker import SummaryWorker, WorkerConfig
 
 from ..conftest import Neo4jTarget
-from ..support import testing_db
+from ..support import support_db
 
 pytestmark = pytest.mark.integration
 
@@ -49,25 +49,25 @@ def _levels(memory: GraphMemory, sid: str) -> dict[int, list[Summary]]:
 def test_each_broken_invariant_is_reported(memory: GraphMemory, database: Database, namespace: str) -> None:
     breaks: dict[str, tuple[set[str], Callable[[str, dict[int, list[Summary]]], None]]] = {
         # a turn covered by two level-1 summaries
-        "two_l1": ({"multiple-parents"}, lambda sid, lv: testing_db(database).write(
+        "two_l1": ({"multiple-parents"}, lambda sid, lv: support_db(database).write(
             "testing/tamper_link", parentId=lv[1][1].id, childId=lv[1][0].child_ids[0], key=None)),
         # a level-1 summary covered by two level-2 summaries (and the sums no longer match)
-        "two_l2": ({"multiple-parents", "char-count", "turn-count"}, lambda sid, lv: testing_db(database).write(
+        "two_l2": ({"multiple-parents", "char-count", "turn-count"}, lambda sid, lv: support_db(database).write(
             "testing/tamper_link", parentId=lv[2][1].id, childId=lv[2][0].child_ids[0], key=None)),
         # a level-2 summary summarizing a turn directly
-        "skip_level": ({"parent-level", "multiple-parents"}, lambda sid, lv: testing_db(database).write(
+        "skip_level": ({"parent-level", "multiple-parents"}, lambda sid, lv: support_db(database).write(
             "testing/tamper_link", parentId=lv[2][0].id, childId=lv[1][5].child_ids[0], key=None)),
         # a cycle: a level-1 summary summarizing the level-2 summary above it
-        "cycle": ({"cycle"}, lambda sid, lv: testing_db(database).write(
+        "cycle": ({"cycle"}, lambda sid, lv: support_db(database).write(
             "testing/tamper_link", parentId=lv[2][0].child_ids[0], childId=lv[2][0].id, key=None)),
-        "char_count": ({"char-count"}, lambda sid, lv: testing_db(database).write(
+        "char_count": ({"char-count"}, lambda sid, lv: support_db(database).write(
             "testing/tamper_set", id=lv[2][0].id, props={"charCount": lv[2][0].char_count + 1})),
-        "turn_count": ({"turn-count"}, lambda sid, lv: testing_db(database).write(
+        "turn_count": ({"turn-count"}, lambda sid, lv: support_db(database).write(
             "testing/tamper_set", id=lv[3][0].id, props={"turnCount": 99})),
-        "timestamp": ({"timestamp"}, lambda sid, lv: testing_db(database).write(
+        "timestamp": ({"timestamp"}, lambda sid, lv: support_db(database).write(
             "testing/tamper_set", id=lv[1][2].id, props={"timestamp": datetime(2030, 1, 1, tzinfo=UTC)})),
         # a turn marked summarized whose summary edge disappeared
-        "uncovered": ({"turn-uncovered", "no-children"}, lambda sid, lv: testing_db(database).write(
+        "uncovered": ({"turn-uncovered", "no-children"}, lambda sid, lv: support_db(database).write(
             "testing/tamper_unlink", childId=lv[1][4].child_ids[0])),
     }
     ids = _build(memory, database, namespace, ["sound", *breaks])
@@ -109,7 +109,7 @@ def test_cli_check_exit_codes(
     assert main(["check", "--cwd", namespace, "--complete"]) == 0
     assert "OK: every invariant holds" in capsys.readouterr().out
     lv = _levels(memory, ids["s"])
-    testing_db(database).write("testing/tamper_set", id=lv[1][0].id, props={"charCount": 1})
+    support_db(database).write("testing/tamper_set", id=lv[1][0].id, props={"charCount": 1})
     assert main(["check", "--cwd", namespace]) == 1
     out = capsys.readouterr().out
     assert "FAILED: 1 error(s): char-count x1" in out and lv[1][0].id in out

@@ -20,7 +20,7 @@ from graphmem.providers import LocalEmbedder
 from graphmem.retrieval import ContextConfig
 
 from ..conftest import Neo4jTarget
-from ..support import testing_db
+from ..support import support_db
 
 pytestmark = pytest.mark.integration
 
@@ -35,7 +35,7 @@ def embedder() -> LocalEmbedder:
 def add_summary(mem: GraphMemory, session_id: str, text: str, *, level: int = 1, children: Sequence[str] = (),
                 ts: datetime | None = None) -> str:
     sid = str(uuid.uuid4())
-    testing_db(mem.db).write(
+    support_db(mem.db).write(
         "testing/create_summary", sessionId=session_id, id=sid, level=level, text=text, charCount=len(text),
         turnCount=max(1, len(children)), keyFindings=["finding " + text[:10]], filesMentioned=["a.py"],
         toolsUsed=["Edit"], topics=[], timestamp=ts or datetime.now(UTC), childIds=list(children),

@@ -18,7 +18,7 @@ from graphmem import Database, GraphMemory, cypher
 from graphmem.embedding import embed_pending_turns
 from graphmem.providers import LocalEmbedder
 
-from ..support import testing_db
+from ..support import support_db
 
 pytestmark = pytest.mark.integration
 
@@ -73,7 +73,7 @@ def _seed(memory: GraphMemory, ns: str) -> Seed:
 def seed(memory: GraphMemory, namespace: str) -> Iterator[Seed]:
     s = _seed(memory, namespace)
     yield s
-    testing_db(memory.db).write("testing/explore_cleanup", ns=namespace)
+    support_db(memory.db).write("testing/explore_cleanup", ns=namespace)
 
 
 # -- the files themselves --------------------------------------------------------------------
@@ -137,7 +137,7 @@ def test_session_summary_tree(database: Database, seed: Seed) -> None:
         (l1b, 1, "Cookie expiry fixed; tests pass; same question asked again.", [ids[3], ids[4]], 2),
         (l2, 2, "Debugged and fixed the lost cart session cookie.", [l1a, l1b], 4),
     ):
-        testing_db(database).write("testing/explore_summary", sessionId=seed.main, id=sid, level=level, text=text,
+        support_db(database).write("testing/explore_summary", sessionId=seed.main, id=sid, level=level, text=text,
                        childIds=children, turnCount=count)
     rows = database.read("explore/session_summary_tree", sessionId=seed.main)
     mine = [r for r in rows if r["summary"][-1]["id"] in {l1a, l1b, l2}]
@@ -194,7 +194,7 @@ def test_tool_usage_per_project(database: Database, seed: Seed) -> None:
 
 def test_last_injections(database: Database, seed: Seed) -> None:
     facts = [f"explore-fact-{uuid.uuid4()}" for _ in range(3)]
-    testing_db(database).write("testing/explore_facts", ns=seed.ns, subject=f"cart-{uuid.uuid4()}", facts=[
+    support_db(database).write("testing/explore_facts", ns=seed.ns, subject=f"cart-{uuid.uuid4()}", facts=[
         {"id": fid, "content": content, "type": "project", "importance": 0.5, "turnId": seed.turn_ids[1],
          "supersedes": None, "supersededAt": None}
         for fid, content in zip(facts, ["The proxy strips cookies over 4 KB", "Tests run with pytest",
@@ -211,7 +211,7 @@ def test_last_injections(database: Database, seed: Seed) -> None:
             "id": f"explore-retrieval-{uuid.uuid4()}", "preview": f"prompt number {i}", "turnIndex": i + 1,
             "at": BASE + timedelta(hours=1, minutes=i), "chars": 100 * i, "items": items,
         })
-    testing_db(database).write("testing/explore_retrievals", ns=seed.ns, sessionId=seed.main, retrievals=retrievals)
+    support_db(database).write("testing/explore_retrievals", ns=seed.ns, sessionId=seed.main, retrievals=retrievals)
     rows = database.read("explore/last_injections", sessionId=seed.main)
     assert [r["prompt"] for r in rows] == [f"prompt number {i}" for i in (6, 5, 4, 3, 2)]
     last = rows[0]
@@ -228,7 +228,7 @@ def test_last_injections(database: Database, seed: Seed) -> None:
 def test_facts_about_a_subject(database: Database, seed: Seed) -> None:
     subject = f"Postgres-{uuid.uuid4()}"
     old, new, minor = (f"explore-fact-{uuid.uuid4()}" for _ in range(3))
-    testing_db(database).write("testing/explore_facts", ns=seed.ns, subject=subject, facts=[
+    support_db(database).write("testing/explore_facts", ns=seed.ns, subject=subject, facts=[
         {"id": old, "content": "The project uses Postgres 14", "type": "decision", "importance": 0.6,
          "turnId": None, "supersedes": None, "supersededAt": BASE},
         {"id": new, "content": "The project moved to Postgres 16", "type": "decision", "importance": 0.8,

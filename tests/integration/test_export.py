@@ -19,7 +19,7 @@ from graphmem.cli.main import main
 from graphmem.export import FORMATS, export_graph, graph_to_text
 
 from ..conftest import Neo4jTarget
-from ..support import testing_db
+from ..support import support_db
 
 pytestmark = pytest.mark.integration
 
@@ -40,7 +40,7 @@ def _seed(memory: GraphMemory, ns: str) -> tuple[str, str, str]:
     t2 = memory.store_turn(a.id, ODD, "fixed", [], timestamp=BASE + timedelta(minutes=2))
     memory.store_turn(b.id, "Second session", "ok", [], timestamp=BASE + timedelta(hours=1, minutes=1))
     memory.store_turn(c.id, "Other directory", "ok", [], timestamp=BASE + timedelta(hours=2, minutes=1))
-    testing_db(memory.db).write("testing/explore_summary", sessionId=a.id, id=f"sum-{a.id}", level=1,
+    support_db(memory.db).write("testing/explore_summary", sessionId=a.id, id=f"sum-{a.id}", level=1,
                     text="Cart cookie fixed.", childIds=[t2.id], turnCount=1)
     return a.id, b.id, c.id
 

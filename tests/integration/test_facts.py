@@ -36,7 +36,7 @@ from graphmem.facts.tools import memory_forget, memory_search_facts, memory_stor
 from graphmem.providers import LocalEmbedder
 from tests.fake_openai import FakeOpenAIServer
 
-from ..support import testing_db
+from ..support import support_db
 
 pytestmark = pytest.mark.integration
 
@@ -100,31 +100,31 @@ def test_facts_stored_before_words_get_them_and_remember_decides(fmem: GraphMemo
     """remember's statement compares the stored `words`; a fact stored without them (an older
     graphmem) makes it write nothing, and remember gives the fact its words and runs it again."""
     old = fmem.remember("Mickael s'est cassé l'épaule", ["mickael"], scope=project)
-    testing_db(fmem.db).write("testing/fact_words_remove", id=old.fact.id)
-    assert testing_db(fmem.db).read("testing/fact_words", id=old.fact.id)[0]["words"] is None
+    support_db(fmem.db).write("testing/fact_words_remove", id=old.fact.id)
+    assert support_db(fmem.db).read("testing/fact_words", id=old.fact.id)[0]["words"] is None
     same = fmem.remember("Mickael s'est cassé l'épaule !", scope=project)  # same text: no words needed
     assert same.action == "unchanged" and same.fact.id == old.fact.id
-    assert testing_db(fmem.db).read("testing/fact_words", id=old.fact.id)[0]["words"] is None
+    assert support_db(fmem.db).read("testing/fact_words", id=old.fact.id)[0]["words"] is None
     refined = fmem.remember("Mickael s'est cassé l'épaule le 10 janvier 2026", ["blessure"], scope=project)
     assert refined.action == "updated" and refined.previous is not None and refined.previous.id == old.fact.id
     assert refined.reason.startswith("the new text refines the stored one")
     assert set(refined.fact.subjects) == {"mickael", "blessure"}
     assert get_fact(fmem.db, refined.fact.id)["history"] == ["Mickael s'est cassé l'épaule"]
-    assert testing_db(fmem.db).read("testing/fact_words", id=refined.fact.id)[0]["words"] == words(refined.fact.content)
+    assert support_db(fmem.db).read("testing/fact_words", id=refined.fact.id)[0]["words"] == words(refined.fact.content)
     # a stored fact without words that already says the new text: unchanged, and it gets its words
-    testing_db(fmem.db).write("testing/fact_words_remove", id=refined.fact.id)
+    support_db(fmem.db).write("testing/fact_words_remove", id=refined.fact.id)
     kept = fmem.remember("Mickael s'est cassé l'épaule le 10 janvier", ttl="30d", scope=project)
     assert kept.action == "unchanged" and kept.fact.id == refined.fact.id and kept.fact.expires_at is not None
-    assert testing_db(fmem.db).read("testing/fact_words", id=refined.fact.id)[0]["words"] == words(refined.fact.content)
+    assert support_db(fmem.db).read("testing/fact_words", id=refined.fact.id)[0]["words"] == words(refined.fact.content)
     # and the next remember decides in its statement again
     again = fmem.remember("Mickael s'est cassé l'épaule le 10 janvier 2026 au ski", scope=project)
     assert again.action == "updated" and again.previous is not None and again.previous.id == refined.fact.id
     other = fmem.remember("Julie moved to Toulouse in March", scope=project)
-    testing_db(fmem.db).write("testing/fact_words_remove", id=other.fact.id)
+    support_db(fmem.db).write("testing/fact_words_remove", id=other.fact.id)
     # a hit without words that no rule takes (cosine 0.705 with USE v3): Python inserts
     new = fmem.remember("Julie moved to Bordeaux in May", scope=project)
     assert new.action == "inserted" and new.reason == "no similar fact in the scope"
-    assert testing_db(fmem.db).read("testing/fact_words", id=other.fact.id)[0]["words"] == words(other.fact.content)
+    assert support_db(fmem.db).read("testing/fact_words", id=other.fact.id)[0]["words"] == words(other.fact.content)
 
 
 def test_a_remember_whose_connection_was_lost_reports_what_landed(fmem: GraphMemory, project: Scope) -> None:
@@ -184,7 +184,7 @@ def test_ttl_hides_at_once_and_cleanup_deletes(fmem: GraphMemory, project: Scope
     assert r.fact.expires_at is not None
     assert timedelta(days=6, hours=23) < r.fact.expires_at - datetime.now(UTC) <= timedelta(days=7)
     past = fmem.remember("Mickael is at the dentist right now", ttl="1h", scope=project)
-    testing_db(fmem.db).write("testing/facts_set_expiry", id=past.fact.id, expiresAt=datetime.now(UTC) - timedelta(seconds=1))
+    support_db(fmem.db).write("testing/facts_set_expiry", id=past.fact.id, expiresAt=datetime.now(UTC) - timedelta(seconds=1))
     assert past.fact.id not in {f.id for f in fmem.list_facts(scopes=[project])}
     assert past.fact.id not in {f.id for f in fmem.search_facts("dentist", scopes=[project])}
     assert past.fact.id not in {f.id for f in fmem.facts_about("mickael", scopes=[project])}
@@ -199,7 +199,7 @@ def test_worker_periodic_cleanup_deletes_expired_facts(fmem: GraphMemory, projec
 
     gone = fmem.remember("Mickael is on a train to Lyon right now", ttl="1h", scope=project)
     kept = fmem.remember("Mickael works on the billing service", scope=project)
-    testing_db(fmem.db).write("testing/facts_set_expiry", id=gone.fact.id, expiresAt=datetime.now(UTC) - timedelta(seconds=1))
+    support_db(fmem.db).write("testing/facts_set_expiry", id=gone.fact.id, expiresAt=datetime.now(UTC) - timedelta(seconds=1))
     worker = fmem.worker(config=WorkerConfig(gc_every_seconds=0.0, scope=namespace))
     worker.run_once()
     with pytest.raises(LookupError):
@@ -316,7 +316,7 @@ def test_llm_extraction_against_fake_openai(fmem: GraphMemory, namespace: str) -
     assert [r.action for r in results] == ["inserted", "inserted"]
     assert results[0].fact.scope_key == f"project:{s.project_path}" and results[0].fact.source == "extraction"
     assert results[1].fact.scope_key == f"session:{s.id}" and results[1].fact.expires_at is not None
-    rows = testing_db(fmem.db).read("testing/facts_provenance", id=results[0].fact.id)
+    rows = support_db(fmem.db).read("testing/facts_provenance", id=results[0].fact.id)
     assert rows[0]["turnId"] == turn.id
 
 
@@ -501,7 +501,7 @@ class _HeldWrites(DeferredWrites):
 
 
 def _vector_state(db: Database, fact_id: str) -> dict[str, bool]:
-    return testing_db(db).read("testing/fact_vector_state", id=fact_id)[0]
+    return support_db(db).read("testing/fact_vector_state", id=fact_id)[0]
 
 
 @pytest.mark.parametrize("exact_max", [0, 2000], ids=["index-path", "exact-scan"])

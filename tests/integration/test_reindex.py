@@ -24,7 +24,7 @@ from graphmem.worker import SummaryWorker
 from ..conftest import Neo4jTarget
 from ..fake_openai import FakeOpenAIServer
 from ..servers import dedicated_server
-from ..support import testing_db
+from ..support import support_db
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -93,7 +93,7 @@ def _vectors(db: Database) -> dict[str, list[tuple[str | None, int, int]]]:
 
 def _fact_dims(db: Database) -> set[tuple[str, int, bool]]:
     """(content, vector length, retired) of every fact of the test's project."""
-    rows = testing_db(db).read("testing/fact_vector_dims", prefix="project:/graphmem-test/reindex/")
+    rows = support_db(db).read("testing/fact_vector_dims", prefix="project:/graphmem-test/reindex/")
     assert all(r["pending"] == 0 for r in rows), rows  # nothing left waiting for the index
     return {(r["content"], int(r["dims"]), bool(r["retired"])) for r in rows}
 
@@ -211,9 +211,9 @@ def test_an_older_quantized_fact_index_is_rebuilt_unquantized(own_server: Neo4jT
         # as a graphmem from before schema 0089 left it
         db.write("facts/reindex_drop_index")
         if db.server_info().vector_search_clause:
-            testing_db(db).write("testing/create_quantized_fact_index@search", dimensions=16)
+            support_db(db).write("testing/create_quantized_fact_index@search", dimensions=16)
         else:
-            testing_db(db).write("testing/create_quantized_fact_index", dimensions=16)
+            support_db(db).write("testing/create_quantized_fact_index", dimensions=16)
         db.write("meta/await_indexes", timeoutSeconds=120)
         db.write("meta/set", key="schema", props={"version": SCHEMA_VERSION - 1})
         assert _quantized(_fact_index(db)["options"])  # type: ignore[arg-type]

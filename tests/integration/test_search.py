@@ -14,7 +14,7 @@ from graphmem.errors import ProviderError
 from graphmem.providers import LocalEmbedder
 from graphmem.retrieval import RetrievalConfig, Scope, Searcher, SearchMode
 
-from ..support import testing_db
+from ..support import support_db
 
 pytestmark = pytest.mark.integration
 
@@ -36,7 +36,7 @@ def mem(database: Database, embedder: LocalEmbedder) -> Iterator[GraphMemory]:
 def add_summary(mem: GraphMemory, session_id: str, text: str, *, level: int = 1, children: Sequence[str] = (),
                 findings: Sequence[str] = (), files: Sequence[str] = (), ts: datetime | None = None) -> str:
     sid = str(uuid.uuid4())
-    testing_db(mem.db).write(
+    support_db(mem.db).write(
         "testing/create_summary", sessionId=session_id, id=sid, level=level, text=text, charCount=len(text),
         turnCount=max(1, len(children)), keyFindings=list(findings), filesMentioned=list(files), toolsUsed=["Grep"],
         topics=["t"], timestamp=ts or datetime.now(UTC), childIds=list(children),

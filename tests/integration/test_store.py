@@ -11,7 +11,7 @@ import pytest
 from graphmem import GraphMemory, InvalidInput, SessionNotFound, ToolCallIn, TurnIn
 from graphmem.demo_data import DEMO_TURNS
 
-from ..support import TESTING, testing_db
+from ..support import TESTING, support_db
 
 pytestmark = pytest.mark.integration
 
@@ -220,4 +220,4 @@ def test_rows_are_converted_exactly_as_record_data(memory: GraphMemory, namespac
         records = list(session.run(TESTING.query("testing/graph_values"), {"sessionId": s.id}))
     assert records
     assert _rows(records) == [r.data() for r in records]
-    assert testing_db(memory.db).read("testing/graph_values", sessionId=s.id) == [r.data() for r in records]
+    assert support_db(memory.db).read("testing/graph_values", sessionId=s.id) == [r.data() for r in records]

@@ -17,7 +17,7 @@ from graphmem.models import ConversationSummary, TurnIn
 from graphmem.providers import ExtractiveSummarizer, SummarizableTurn, SummaryResult
 from graphmem.worker import SummaryWorker, WorkerConfig, retry_failed_jobs, worker_status
 
-from ..support import testing_db
+from ..support import support_db
 
 pytestmark = pytest.mark.integration
 
@@ -144,11 +144,11 @@ def test_the_database_refuses_a_second_summary_of_the_same_children(
     first, second = memory.summaries(s.id, 1)
     # whatever Python does, a child never gets a second parent: SUMMARIZES {childId} is unique
     with pytest.raises(DatabaseError, match="ConstraintValidationFailed"):
-        testing_db(database).write("testing/tamper_link", parentId=second.id, childId=first.child_ids[0], key=first.child_ids[0])
+        support_db(database).write("testing/tamper_link", parentId=second.id, childId=first.child_ids[0], key=first.child_ids[0])
     # and two summaries never share a cover key (level + exact children)
     keys = {m["id"]: m["coverKey"] for m in database.read("check/forest", sessionId=s.id)[0]["summaries"]}
     with pytest.raises(DatabaseError, match="ConstraintValidationFailed"):
-        testing_db(database).write("testing/tamper_set", id=second.id, props={"coverKey": keys[first.id]})
+        support_db(database).write("testing/tamper_set", id=second.id, props={"coverKey": keys[first.id]})
     # a job planned again for covered children writes nothing: its guard sees them covered
     w = SummaryWorker(database, config=_cfg(namespace))
     key = f"{s.id}|1"
@@ -226,7 +226,7 @@ def test_worker_embeds_turns_and_expands_their_context(memory: GraphMemory, name
     for i in range(4):
         mem.store_turn(s.id, f"question {i} about the redis cache", f"answer {i}: raise the TTL")
     mem.worker(config=WorkerConfig(scope=namespace)).run_until_idle(max_seconds=300)
-    rows = testing_db(mem.db).read("testing/turn_states", sessionId=s.id)
+    rows = support_db(mem.db).read("testing/turn_states", sessionId=s.id)
     assert [r["index"] for r in rows] == [1, 2, 3, 4]
     assert all(r["embedState"] == "done" and r["hasEmbedding"] for r in rows)
     assert all(r["summaryState"] == "done" for r in rows)
@@ -245,8 +245,8 @@ def test_a_scoped_worker_embeds_only_its_directory(memory: GraphMemory, namespac
         for i in range(3):
             mem.store_turn(s.id, f"question {i} about the redis cache", f"answer {i}: raise the TTL")
     mem.worker(config=WorkerConfig(scope=namespace + "/mine")).run_until_idle(max_seconds=300)
-    mine = testing_db(mem.db).read("testing/turn_states", sessionId=inside.id)
-    other = testing_db(mem.db).read("testing/turn_states", sessionId=outside.id)
+    mine = support_db(mem.db).read("testing/turn_states", sessionId=inside.id)
+    other = support_db(mem.db).read("testing/turn_states", sessionId=outside.id)
     assert all(r["embedState"] == "done" and r["hasEmbedding"] and r["contextText"] for r in mine)
     assert all(r["embedState"] == "pending" and not r["hasEmbedding"] and not r["contextText"] for r in other)
     assert all(r["summaryState"] == "pending" for r in other)

@@ -9,11 +9,11 @@ from pathlib import Path
 from graphmem import Database
 from graphmem.cypher import Statements, statements
 
-__all__ = ["TESTING", "testing_db"]
+__all__ = ["TESTING", "support_db"]
 
 TESTING = Statements(Path(__file__).resolve().parent / "cypher", base=statements())
 
 
-def testing_db(db: Database) -> Database:
+def support_db(db: Database) -> Database:
     """``db`` (same driver) running the tests' statements as well as graphmem's."""
     return db.with_statements(TESTING)
