@@ -17,8 +17,9 @@ opened in the hook process when no daemon runs).
   turns it off).
 
 Opt-out: a ``.graphmem-ignore`` file (in the directory or a parent up to the git root) or
-``#nomem`` in the prompt. Only redacted text is stored or spooled (the parsers redact; the
-transcript-less Gemini path calls :func:`~graphmem.integrations.redact_turn`).
+``#nomem`` in the prompt. Secrets never reach the store or the spool: the store redacts every
+turn it writes (once: the transcripts are read without redaction), and turns that go to the spool
+are redacted before they are written there.
 """
 
 from __future__ import annotations
@@ -270,7 +271,7 @@ class HookService:
 
     # -- SessionStart --------------------------------------------------------------------------
     def session_start(self, tool: str, inp: HookInput) -> str:
-        from ..cli.common import relative
+        from ..retrieval.reltime import relative
 
         if not self.brief or not inp.cwd or is_ignored_dir(inp.cwd):
             return ""
@@ -310,8 +311,9 @@ class HookService:
             raise InvalidInput(f"no readable transcript_path in the {inp.hook_event_name or 'Stop'} hook input")
         with self._ingest_lock(f"{tool}\x00{os.path.realpath(path)}"), self.cursors.lock(tool, path):
             cursor = self.cursors.get(tool, path)
+            # not redacted here: the store redacts what it writes, and the spool what it keeps
             session = read_new(path, cursor, agent=tool, final=final, cwd=inp.cwd or None,
-                               session_id=inp.session_id or None, last_assistant_message=last)
+                               session_id=inp.session_id or None, last_assistant_message=last, redact=False)
             cwd = inp.cwd or session.cwd
             if cwd and is_ignored_dir(cwd):
                 self.cursors.put(tool, path, session.cursor, session_id=session.session_id)
@@ -330,12 +332,12 @@ class HookService:
         ts = str((inp.model_extra or {}).get("timestamp") or getattr(inp, "timestamp", "") or "")
         source_id = "afteragent:" + hashlib.sha1(f"{ts}\x00{prompt}".encode("utf-8", "surrogatepass"),
                                                  usedforsecurity=False).hexdigest()[:20]
-        turn = redact_turn(TurnIn(user_message=prompt, assistant_message=answer, source_id=source_id))
+        turn = TurnIn(user_message=prompt, assistant_message=answer, source_id=source_id)
         session = ImportedSession(agent=tool, session_id=inp.session_id, cwd=inp.cwd, turns=[turn])
         return self.ingest(session, cwd=inp.cwd, agent=tool)
 
     def ingest(self, session: ImportedSession, *, cwd: str | None, agent: str) -> IngestResult:
-        """Store a session's (redacted) turns, replaying the spool first to keep the order (for at
+        """Store a session's turns (the store redacts them), replaying the spool first to keep the order (for at
         most ``replay_seconds``). The turns are spooled instead, behind the older entries, when
         Neo4j is unreachable, when spooled entries are left (budget spent, or another process is
         replaying), with the reason in ``spool_reason`` (:class:`SpoolError` if spooling fails)."""
@@ -376,6 +378,9 @@ class HookService:
             detail = _short(e)
         if reason is not None:
             log.info("spooling %d turn(s) of %s: %s", len(session.turns), session.session_id, detail or reason)
+            # the spool keeps redacted text only (its replay goes through the store, which finds
+            # nothing left to redact)
+            entry_args["turns"] = [redact_turn(t) for t in session.turns]
             self.spool.append(Spool.make_entry(**entry_args))
             res.spooled = len(session.turns)
             res.spool_reason = reason

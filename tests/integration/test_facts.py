@@ -14,19 +14,19 @@ import pytest
 from graphmem import Database, GraphMemory
 from graphmem.db import DeferredWrites
 from graphmem.facts import (
-    FactSettings,
+    FactTuning,
     Scope,
     delete_expired_facts,
     extract_facts_from_turn,
     forget_audits,
     get_fact,
     get_retrieval,
-    get_settings,
+    get_tuning,
     index_pending_vectors,
     inject_facts,
     list_retrievals,
-    set_setting,
-    unset_setting,
+    set_tuning,
+    unset_tuning,
     wait_for_vectors,
 )
 from graphmem.facts.extract import FactExtractor
@@ -250,9 +250,9 @@ def test_injection_dedup_cap_skip_coalesce_and_log(fmem: GraphMemory, namespace:
     for i in range(22):
         fmem.remember(f"Observation {i}: module m{i} has {i} open issues about caching layer {i}",
                       type="observation", scope=pscope)
-    cfg = FactSettings(injection_recent_hours=0.0)
+    cfg = FactTuning(injection_recent_hours=0.0)
     assert inject_facts(fmem, s.id, "Worker #42 completed", source="system").skipped == "system message"
-    assert inject_facts(fmem, s.id, "x", settings=FactSettings(injection_enabled=False)).skipped == "disabled"
+    assert inject_facts(fmem, s.id, "x", settings=FactTuning(injection_enabled=False)).skipped == "disabled"
     first = inject_facts(fmem, s.id, ["En fait", "j'ai changé d'avis", "on va utiliser MySQL à la place"], settings=cfg)
     ids = [i.fact.id for i in first.items]
     assert len(ids) == len(set(ids)) <= 20
@@ -272,26 +272,26 @@ def test_injection_dedup_cap_skip_coalesce_and_log(fmem: GraphMemory, namespace:
     # a new turn window: after dedup_turns turns the facts may come back
     for n in range(3):
         fmem.store_turn(s.id, f"q{n}", f"a{n}")
-    back = inject_facts(fmem, s.id, "PostgreSQL", settings=FactSettings(injection_recent_hours=0.0, injection_dedup_turns=2))
+    back = inject_facts(fmem, s.id, "PostgreSQL", settings=FactTuning(injection_recent_hours=0.0, injection_dedup_turns=2))
     assert ident.fact.id in {i.fact.id for i in back.items}
     fmem.delete_session(s.id)
     assert list_retrievals(fmem.db, session_id=s.id) == []
 
 
 def test_settings_get_set_unset(database: Database) -> None:
-    before = get_settings(database, fresh=True)
+    before = get_tuning(database, fresh=True)
     try:
-        assert set_setting(database, "injection.max_results", "7") == 7
-        assert get_settings(database).injection_max_results == 7
-        assert set_setting(database, "injection.enabled", "off") is False
+        assert set_tuning(database, "injection.max_results", "7") == 7
+        assert get_tuning(database).injection_max_results == 7
+        assert set_tuning(database, "injection.enabled", "off") is False
         with pytest.raises(ValueError):
-            set_setting(database, "injection.min_score", "2.5")
+            set_tuning(database, "injection.min_score", "2.5")
         with pytest.raises(ValueError):
-            set_setting(database, "no.such.key", 1)
+            set_tuning(database, "no.such.key", 1)
     finally:
-        unset_setting(database, "injection.max_results")
-        unset_setting(database, "injection.enabled")
-    after = get_settings(database, fresh=True)
+        unset_tuning(database, "injection.max_results")
+        unset_tuning(database, "injection.enabled")
+    after = get_tuning(database, fresh=True)
     assert after.injection_max_results == before.injection_max_results == 20
 
 
@@ -445,7 +445,7 @@ def test_index_path_agrees_with_exact_scan(fmem: GraphMemory, namespace: str, mo
              "The cache layer uses Redis 7", "Paul is allergic to peanuts", "The mobile app is written in Kotlin"]
     for t in texts:
         assert fmem.remember(t, scope=scope).action == "inserted"
-    cfg = FactSettings(injection_dedup_turns=0, injection_recent_hours=0.0, injection_important_min=1.0,
+    cfg = FactTuning(injection_dedup_turns=0, injection_recent_hours=0.0, injection_important_min=1.0,
                        injection_vector_k=4, injection_min_score=-1.0)
     msg = "which database does the cache use?"
 
@@ -527,7 +527,7 @@ def test_pending_vectors_are_seen_before_they_are_indexed(
     assert _vector_state(fmem.db, first.fact.id) == {
         "indexed": False, "pending": False, "pendingSince": False, "superseded": True}
     # the injection's vector part sees it too
-    cfg = FactSettings(injection_dedup_turns=0, injection_recent_hours=0.0, injection_important_min=1.0,
+    cfg = FactTuning(injection_dedup_turns=0, injection_recent_hours=0.0, injection_important_min=1.0,
                        injection_vector_k=4, injection_min_score=0.2)
     inj = inject_facts(fmem, session.id, "which database does the cache use?", settings=cfg, log=False)
     assert [i.fact.id for i in inj.items if i.reason == "vector"] == [upd.fact.id]

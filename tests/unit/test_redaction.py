@@ -9,7 +9,7 @@ import time
 import pytest
 
 from graphmem.integrations import Redactor, redact, redact_turn, redact_value
-from graphmem.integrations.redaction import redact_turn_with_kinds
+from graphmem.redaction import redact_turn_with_kinds
 from graphmem.models import ToolCallIn, TurnIn
 
 # (expected kind, text) -- all values are fake but have the real formats.
