@@ -153,7 +153,8 @@ def _print_facts(facts: list[Fact], *, score: bool = False) -> None:
 
 def _add(args: argparse.Namespace) -> int:
     with open_memory() as mem:
-        res = remember(mem, args.content, args.subject, type=args.type, importance=args.importance, ttl=args.ttl,
+        res = remember(mem.db, args.content, embedder=mem.embedder, deferred=mem.deferred, redact=mem.redact,
+                       subjects=args.subject, type=args.type, importance=args.importance, ttl=args.ttl,
                        scope=_scope(args.scope or "global"), source="cli")
     if args.json:
         emit_json(res.to_dict())
@@ -179,7 +180,7 @@ def _list(args: argparse.Namespace) -> int:
 
 def _search(args: argparse.Namespace) -> int:
     with open_memory() as mem:
-        facts = search_facts(mem, args.query, scopes=_scopes(args), limit=args.limit,
+        facts = search_facts(mem.db, args.query, embedder=mem.embedder, deferred=mem.deferred, scopes=_scopes(args), limit=args.limit,
                              types=[args.type] if args.type else None)
     if args.json:
         emit_json([f.to_dict() for f in facts])
@@ -190,7 +191,7 @@ def _search(args: argparse.Namespace) -> int:
 
 def _forget(args: argparse.Namespace) -> int:
     with open_memory() as mem:
-        res = forget(mem, args.topic_or_id, scopes=None if args.scope is None and not args.all else _scopes(args),
+        res = forget(mem.db, args.topic_or_id, embedder=mem.embedder, deferred=mem.deferred, scopes=None if args.scope is None and not args.all else _scopes(args),
                      reason=args.reason, min_score=args.min_score, dry_run=args.dry_run)
     if args.json:
         emit_json(res.to_dict())

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..db import Database, DeferredWrites
 from ..db.params import vector_param
+from ..db.rows import native
 from ..errors import GraphMemError, InvalidInput, SessionNotFound
 from ..facts.inject import inject_facts
 from ..models import Session, Turn
@@ -31,7 +32,7 @@ from ..turns import turn_from_row
 from .models import ContextBlock, ContextConfig, ContextTurn, SearchHit
 from .reltime import relative_time
 from .scopes import Scope
-from .search import Searcher, native
+from .search import Searcher
 
 __all__ = ["build_context", "context_for_session", "cosine", "render_context"]
 

@@ -15,7 +15,7 @@ import pytest
 from graphmem.config import Settings
 from graphmem.errors import DatabaseUnavailable, InvalidInput
 from graphmem.integrations import ReadCursor
-from graphmem.memory import ImportResult
+from graphmem.turns import ImportResult
 from graphmem.models import Session, TurnIn
 from graphmem.runtime.client import env_key, event_kind, socket_path
 from graphmem.runtime.cursors import CursorStore
