@@ -195,7 +195,7 @@ def summary_from_row(row: Mapping[str, Any]) -> Summary:
 
 def summaries_not_rolled_up(db: Database, session_id: str, level: int, limit: int = 10) -> list[Summary]:
     """The latest ``limit`` level-``level`` summaries of a session that no higher summary covers yet,
-    oldest first (seed 004's getLevel1SummariesNotSummarized for ``level=1``)."""
+    oldest first."""
     if level < 1 or limit < 0:
         raise ValueError("level must be >= 1 and limit >= 0")
     rows = db.read("summaries/not_rolled_up", sessionId=session_id, level=level, limit=limit)

@@ -36,8 +36,17 @@ from typing import Any
 
 from ..activity import ForegroundSignal
 from ..config import DEFAULT_HOOK_REPLAY_SECONDS, Settings
-from ..db import Database
-from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError, InvalidInput, InvalidSettings, SessionNotFound
+from ..db import Database, managed_server
+from ..errors import (
+    ConfigError,
+    DatabaseError,
+    DatabaseUnavailable,
+    GraphMemError,
+    InvalidInput,
+    InvalidSettings,
+    ServerError,
+    SessionNotFound,
+)
 from ..integrations import (
     MAX_CONTEXT_CHARS,
     HookInput,
@@ -52,6 +61,9 @@ from ..integrations import (
 from ..memory import GraphMemory
 from ..models import Session, TurnIn
 from ..paths import find_project_root, normalize_cwd
+from ..retrieval import ContextConfig
+from ..retrieval import build_context as assemble_context
+from ..retrieval.reltime import relative
 from .client import home_dir
 from .cursors import CursorStore
 from .spool import ReplayResult, Spool, SpoolError
@@ -97,9 +109,6 @@ class IngestResult:
 
 def open_hook_database(settings: Settings) -> Database:
     """The configured Neo4j with hook-sized timeouts (a managed server is never started here)."""
-    from ..db import managed_server
-    from ..errors import ConfigError, ServerError
-
     timeout = min(settings.connect_timeout, HOOK_CONNECT_TIMEOUT)
     if settings.neo4j_uri:
         if settings.neo4j_password is None:
@@ -243,9 +252,6 @@ class HookService:
 
     # -- UserPromptSubmit / BeforeAgent --------------------------------------------------------
     def prompt(self, tool: str, inp: HookInput, reply: HookReply | None = None) -> str:
-        from ..retrieval import ContextConfig
-        from ..retrieval import build_context as assemble_context
-
         prompt = inp.prompt or ""
         if not inp.session_id or not inp.cwd or not prompt.strip():
             return ""
@@ -271,8 +277,6 @@ class HookService:
 
     # -- SessionStart --------------------------------------------------------------------------
     def session_start(self, tool: str, inp: HookInput) -> str:
-        from ..retrieval.reltime import relative
-
         if not self.brief or not inp.cwd or is_ignored_dir(inp.cwd):
             return ""
         mem = self.ready(self._memory())

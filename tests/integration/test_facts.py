@@ -39,6 +39,11 @@ from tests.fake_openai import FakeOpenAIServer
 pytestmark = pytest.mark.integration
 
 
+def _inject(mem: GraphMemory, session_id: str, message: str | list[str], **kw: Any) -> FactInjection:
+    """:func:`inject_facts` with the memory's embedder and background writer."""
+    return inject_facts(mem.db, session_id, message, embedder=mem.embedder, deferred=mem.deferred, **kw)
+
+
 @pytest.fixture(scope="module")
 def embedder() -> LocalEmbedder:
     e = LocalEmbedder()
@@ -168,7 +173,7 @@ def test_scopes_never_leak_adversarial(fmem: GraphMemory, namespace: str) -> Non
     assert ra.action == rb.action == rs.action == "inserted" and ra.fact.id != rb.fact.id
     for fact in fmem.search_facts("where is the deploy script?", scopes=[pa]):
         assert fact.scope_key == pa.key
-    inj = inject_facts(fmem, sa.id, "where is the deploy script?")
+    inj = _inject(fmem, sa.id, "where is the deploy script?")
     assert inj.items, "the project fact should be injected"
     allowed = {"global", pa.key, f"session:{sa.id}"}
     for item in inj.items:
@@ -251,9 +256,9 @@ def test_injection_dedup_cap_skip_coalesce_and_log(fmem: GraphMemory, namespace:
         fmem.remember(f"Observation {i}: module m{i} has {i} open issues about caching layer {i}",
                       type="observation", scope=pscope)
     cfg = FactTuning(injection_recent_hours=0.0)
-    assert inject_facts(fmem, s.id, "Worker #42 completed", source="system").skipped == "system message"
-    assert inject_facts(fmem, s.id, "x", settings=FactTuning(injection_enabled=False)).skipped == "disabled"
-    first = inject_facts(fmem, s.id, ["En fait", "j'ai changé d'avis", "on va utiliser MySQL à la place"], settings=cfg)
+    assert _inject(fmem, s.id, "Worker #42 completed", source="system").skipped == "system message"
+    assert _inject(fmem, s.id, "x", tuning=FactTuning(injection_enabled=False)).skipped == "disabled"
+    first = _inject(fmem, s.id, ["En fait", "j'ai changé d'avis", "on va utiliser MySQL à la place"], tuning=cfg)
     ids = [i.fact.id for i in first.items]
     assert len(ids) == len(set(ids)) <= 20
     assert ids[0] == ident.fact.id and first.items[0].reason == "identity"
@@ -261,7 +266,7 @@ def test_injection_dedup_cap_skip_coalesce_and_log(fmem: GraphMemory, namespace:
     assert near.fact.id not in ids  # same meaning as the decision injected before it (cosine >= 0.85)
     assert first.chars == len(first.text) > 0 and first.log_id
     # nothing is repeated within the dedup window
-    second = inject_facts(fmem, s.id, "on va utiliser MySQL à la place", settings=cfg)
+    second = _inject(fmem, s.id, "on va utiliser MySQL à la place", tuning=cfg)
     assert not set(ids) & {i.fact.id for i in second.items}
     logs = list_retrievals(fmem.db, session_id=s.id)
     assert [r["id"] for r in logs][:2] == [second.log_id, first.log_id]
@@ -272,7 +277,7 @@ def test_injection_dedup_cap_skip_coalesce_and_log(fmem: GraphMemory, namespace:
     # a new turn window: after dedup_turns turns the facts may come back
     for n in range(3):
         fmem.store_turn(s.id, f"q{n}", f"a{n}")
-    back = inject_facts(fmem, s.id, "PostgreSQL", settings=FactTuning(injection_recent_hours=0.0, injection_dedup_turns=2))
+    back = _inject(fmem, s.id, "PostgreSQL", tuning=FactTuning(injection_recent_hours=0.0, injection_dedup_turns=2))
     assert ident.fact.id in {i.fact.id for i in back.items}
     fmem.delete_session(s.id)
     assert list_retrievals(fmem.db, session_id=s.id) == []
@@ -306,7 +311,7 @@ def test_llm_extraction_against_fake_openai(fmem: GraphMemory, namespace: str) -
                            [{"name": "Read", "args": {"p": "notes.md"}, "result": "David: frère", "success": True}])
     with FakeOpenAIServer(summary=answer) as server:
         extractor = FactExtractor("gpt-4o-mini", api_key=server.api_key, base_url=server.base_url)
-        results = extract_facts_from_turn(fmem, turn.id, extractor)
+        results = extract_facts_from_turn(fmem.db, turn.id, extractor, embedder=fmem.embedder, deferred=fmem.deferred)
         extractor.close()
         req = server.requests("chat/completions")[0]
         assert "connections, not general knowledge" in req.body["messages"][0]["content"]
@@ -438,6 +443,7 @@ def test_index_path_agrees_with_exact_scan(fmem: GraphMemory, namespace: str, mo
     answers through the vector index as through the exact scan (forced with a zero scan limit)."""
     import graphmem.facts.inject as inject_mod
     import graphmem.facts.store as store_mod
+    import graphmem.facts.vectors as vectors_mod
 
     session = fmem.create_session(namespace + "/idx", agent="test")
     scope = Scope.project(session.project_path)
@@ -453,10 +459,11 @@ def test_index_path_agrees_with_exact_scan(fmem: GraphMemory, namespace: str, mo
         # global facts of other tests may join in: compare this scope's vector hits
         return [(i.fact.id, i.score) for i in inj.items if i.reason == "vector" and i.fact.scope_key == scope.key]
 
-    exact = mine(inject_facts(fmem, session.id, msg, settings=cfg, log=False))
+    exact = mine(_inject(fmem, session.id, msg, tuning=cfg, log=False))
     monkeypatch.setattr(inject_mod, "EXACT_SCAN_MAX", 0)
     monkeypatch.setattr(store_mod, "EXACT_SCAN_MAX", 0)
-    indexed = mine(inject_facts(fmem, session.id, msg, settings=cfg, log=False))
+    monkeypatch.setattr(vectors_mod, "EXACT_SCAN_MAX", 0)
+    indexed = mine(_inject(fmem, session.id, msg, tuning=cfg, log=False))
     assert exact and [i for i, _ in indexed] == [i for i, _ in exact]
     # 5.26's index scores are approximate (quantized vectors): about 0.01 off the exact cosine
     assert [s for _, s in indexed] == pytest.approx([s for _, s in exact], abs=0.02)
@@ -508,9 +515,11 @@ def test_pending_vectors_are_seen_before_they_are_indexed(
 ) -> None:
     import graphmem.facts.inject as inject_mod
     import graphmem.facts.store as store_mod
+    import graphmem.facts.vectors as vectors_mod
 
     monkeypatch.setattr(inject_mod, "EXACT_SCAN_MAX", exact_max)
     monkeypatch.setattr(store_mod, "EXACT_SCAN_MAX", exact_max)
+    monkeypatch.setattr(vectors_mod, "EXACT_SCAN_MAX", exact_max)
     held = _HeldWrites(fmem.db)
     fmem.deferred = held
     session = fmem.create_session(namespace + "/pending", agent="test")
@@ -529,14 +538,14 @@ def test_pending_vectors_are_seen_before_they_are_indexed(
     # the injection's vector part sees it too
     cfg = FactTuning(injection_dedup_turns=0, injection_recent_hours=0.0, injection_important_min=1.0,
                        injection_vector_k=4, injection_min_score=0.2)
-    inj = inject_facts(fmem, session.id, "which database does the cache use?", settings=cfg, log=False)
+    inj = _inject(fmem, session.id, "which database does the cache use?", tuning=cfg, log=False)
     assert [i.fact.id for i in inj.items if i.reason == "vector"] == [upd.fact.id]
     # indexing: the superseded fact stays out of the index, the current one goes in
     held.write_held()
     assert _vector_state(fmem.db, first.fact.id)["indexed"] is False
     assert _vector_state(fmem.db, upd.fact.id) == {
         "indexed": True, "pending": False, "pendingSince": False, "superseded": False}
-    inj = inject_facts(fmem, session.id, "which database does the cache use?", settings=cfg, log=False)
+    inj = _inject(fmem, session.id, "which database does the cache use?", tuning=cfg, log=False)
     assert [i.fact.id for i in inj.items if i.reason == "vector"] == [upd.fact.id]
     # a vector left pending by a process that stopped: the worker's cleanup indexes it
     left = fmem.remember("Paul is allergic to peanuts", scope=scope)
@@ -549,7 +558,7 @@ def test_pending_vectors_are_seen_before_they_are_indexed(
 
 def test_remember_indexes_its_vector_on_the_background_writer(fmem: GraphMemory, project: Scope) -> None:
     r = fmem.remember("Nina wants to learn Rust this winter", scope=project)
-    wait_for_vectors(fmem)
+    wait_for_vectors(fmem.deferred)
     assert _vector_state(fmem.db, r.fact.id) == {
         "indexed": True, "pending": False, "pendingSince": False, "superseded": False}
     hits = fmem.search_facts("who is learning Rust?", scopes=[project])

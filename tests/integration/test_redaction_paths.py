@@ -1,4 +1,4 @@
-"""Secret redaction on every path that stores text (issue #8): turns and tool calls (library,
+"""Secret redaction on every path that stores text : turns and tool calls (library,
 bulk import, CLI, Stop hook and spool), summaries (extractive from redacted input, and an LLM
 summarizer that answers with a secret), facts (remember, CLI, MCP tool, LLM extraction), the
 retrieval log's message preview, and exports. After each path, every string property of every
@@ -117,7 +117,7 @@ def test_facts_remember_mcp_cli_and_extraction(memory: GraphMemory, namespace: s
                          "ttl": None, "scope": "project"}]}
     with FakeOpenAIServer(summary=answer) as server:
         extractor = FactExtractor("gpt-4o-mini", api_key=server.api_key, base_url=server.base_url)
-        results = extract_facts_from_turn(memory, turn.id, extractor)
+        results = extract_facts_from_turn(memory.db, turn.id, extractor, embedder=memory.embedder)
         extractor.close()
     assert results and "[REDACTED:" in results[0].fact.content
     assert _scan(memory.db, namespace) == []
