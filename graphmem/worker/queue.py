@@ -19,7 +19,7 @@ from ..db.rows import native_row
 from ..errors import GraphMemError
 from .config import WorkerConfig, WorkerStats
 
-__all__ = ["ClaimedJob", "JobLeases", "WorkerStatus", "retry_failed_jobs", "worker_status"]
+__all__ = ["ClaimedJob", "JobLeases", "LeaseLost", "NothingToDo", "WorkerStatus", "retry_failed_jobs", "worker_status"]
 
 log = logging.getLogger("graphmem.worker")
 
