@@ -36,6 +36,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from .db import Database
+from .db.rows import native
 
 __all__ = ["CheckReport", "Problem", "check_forest", "check_hierarchy"]
 
@@ -121,13 +122,8 @@ class CheckReport:
         }
 
 
-def _native(value: Any) -> Any:
-    to_native = getattr(value, "to_native", None)
-    return to_native() if callable(to_native) else value
-
-
 def _same_time(a: Any, b: Any) -> bool:
-    a, b = _native(a), _native(b)
+    a, b = native(a), native(b)
     if isinstance(a, datetime) and isinstance(b, datetime):
         return a == b
     return bool(a == b)
@@ -226,9 +222,9 @@ def check_forest(forest: Mapping[str, Any], *, complete: bool = False, report: C
             add("turn-count", mid, f"level-{m['level']} summary has turnCount {m.get('turnCount')}, "
                 f"it covers {len(covered)} turns")
         if covered:
-            latest = max(_native(t["timestamp"]) for t in covered)
+            latest = max(native(t["timestamp"]) for t in covered)
             if not _same_time(m.get("timestamp"), latest):
-                add("timestamp", mid, f"level-{m['level']} summary has timestamp {_native(m.get('timestamp'))}, "
+                add("timestamp", mid, f"level-{m['level']} summary has timestamp {native(m.get('timestamp'))}, "
                     f"its latest turn {latest}")
             indexes = sorted(int(t["index"]) for t in covered)
             if m.get("fromIndex") is not None and (m["fromIndex"], m["toIndex"]) != (indexes[0], indexes[-1]):

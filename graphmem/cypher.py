@@ -1,7 +1,7 @@
 """The Cypher loader: every statement lives in ``cypher/<group>/<name>.cypher``, one per file.
 
-``query("turns/store")`` returns the text (typed ``LiteralString`` for the driver) and
-``params("turns/store")`` the ``$parameters`` it uses. :func:`check_params` is called on every
+``query("turns/append")`` returns the text (typed ``LiteralString`` for the driver) and
+``params("turns/append")`` the ``$parameters`` it uses. :func:`check_params` is called on every
 execution, so code that passes a parameter the file does not use, or forgets one it does, fails
 at once instead of silently running something else.
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .db import Database
+from .db.rows import native
 from .models import Summary
 
 __all__ = [
@@ -169,11 +170,6 @@ def plan_rollup(
 # -- reads ---------------------------------------------------------------------------------------
 
 
-def _native(value: Any) -> Any:
-    to_native = getattr(value, "to_native", None)
-    return to_native() if callable(to_native) else value
-
-
 def summary_from_row(row: Mapping[str, Any]) -> Summary:
     """A stored summary node (as ``summaries/*.cypher`` return it) as a :class:`~graphmem.models.Summary`."""
     return Summary(
@@ -187,7 +183,7 @@ def summary_from_row(row: Mapping[str, Any]) -> Summary:
         topics=list(row.get("topics") or []),
         char_count=int(row.get("charCount") or 0),
         turn_count=int(row.get("turnCount") or 0),
-        timestamp=_native(row["timestamp"]),
+        timestamp=native(row["timestamp"]),
         method=row.get("method") or "extractive",
         child_ids=list(row.get("childIds") or []),
     )
@@ -195,7 +191,7 @@ def summary_from_row(row: Mapping[str, Any]) -> Summary:
 
 def summaries_not_rolled_up(db: Database, session_id: str, level: int, limit: int = 10) -> list[Summary]:
     """The latest ``limit`` level-``level`` summaries of a session that no higher summary covers yet,
-    oldest first (seed 004's getLevel1SummariesNotSummarized for ``level=1``)."""
+    oldest first."""
     if level < 1 or limit < 0:
         raise ValueError("level must be >= 1 and limit >= 0")
     rows = db.read("summaries/not_rolled_up", sessionId=session_id, level=level, limit=limit)

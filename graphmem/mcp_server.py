@@ -50,7 +50,7 @@ class _Memory:
     def get(self) -> GraphMemory:
         with self._lock:
             if self._mem is None:
-                from .cli.common import open_memory
+                from .memory import open_memory
 
                 # a bad GRAPHMEM_* value raises InvalidSettings: a one-line tool error
                 self._mem = open_memory()

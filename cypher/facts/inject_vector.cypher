@@ -5,10 +5,9 @@
 // scan of the scope's facts whose vectors still wait for the index (see facts/remember).
 // `vectorComplete` is false when an index search may have missed a fact above $minCosine (the caller
 // then widens); `scopeCount` is how many facts those scopes hold. Embeddings as in inject_candidates.
-// replan=skip: the server keeps this statement's plan while it runs. The statistics of the
-// pending-vector index flip between empty and not around every remember, and each flip made the
-// server plan this statement again on its next call (~340 ms here; remembers made 15 s apart paid
-// it one time in three). A plan made on a 12-fact database ran as fast at 100k facts.
+// replan=skip: the server keeps this statement's plan. The statistics of the pending-vector index
+// flip between empty and not around every remember, and each flip would otherwise make the server
+// plan this statement again on its next call (a costly plan); the plan does not depend on size.
 CYPHER replan=skip
 MATCH (sess:Session {id: $sessionId})
 WITH ['global', 'project:' + sess.projectPath, 'session:' + sess.id] AS scopeKeys

@@ -7,10 +7,9 @@
 // scope) plus a scan of their facts whose vectors still wait for the index (`pendingEmbedding`, see
 // below). `complete` is false when that search may have missed a fact above $minCosine. Index scores
 // are (1 + cos) / 2. Then decide and write (see below).
-// replan=skip: the server keeps this statement's plan while it runs. The statistics of the
-// pending-vector index flip between empty and not around every remember, and each flip made the
-// server plan this statement again on its next call (~340 ms here; remembers made 15 s apart paid
-// it one time in three). A plan made on a 12-fact database ran as fast at 100k facts.
+// replan=skip: the server keeps this statement's plan. The statistics of the pending-vector index
+// flip between empty and not around every remember, and each flip would otherwise make the server
+// plan this statement again on its next call (a costly plan); the plan does not depend on size.
 CYPHER 25 replan=skip
 MERGE (s:FactScope {key: $scopeKey})
   ON CREATE SET s.kind = $scopeKind, s.count = 0, s.createdAt = datetime()

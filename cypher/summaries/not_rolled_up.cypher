@@ -1,4 +1,4 @@
-// Seed 004 getLevel1SummariesNotSummarized, for any level: the session's latest $limit level-$level
+// The session's latest $limit level-$level
 // summaries no level-($level + 1) summary covers yet (returned newest first).
 MATCH (m:Summary {sessionId: $sessionId, level: $level})
 WHERE NOT EXISTS { MATCH (:Summary)-[:SUMMARIZES]->(m) }

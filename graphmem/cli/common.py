@@ -12,20 +12,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from ..config import Settings
-from ..memory import GraphMemory
+from ..memory import open_memory
+from ..retrieval.reltime import relative
 
 __all__ = ["Progress", "add_json_flag", "emit_json", "open_memory", "print_table", "relative", "to_jsonable"]
 
 T = TypeVar("T")
-
-
-def open_memory(*, start: bool = False, ensure_schema: bool = True) -> GraphMemory:
-    """The GraphMemory the environment describes (managed server unless a URI is set)."""
-    mem = GraphMemory.from_settings(Settings.load(), start=start)
-    if ensure_schema:
-        mem.ensure_schema()
-    return mem
 
 
 def add_json_flag(p: argparse.ArgumentParser) -> None:
@@ -47,19 +39,6 @@ def to_jsonable(value: Any) -> Any:
 def emit_json(value: Any) -> None:
     json.dump(to_jsonable(value), sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
-
-
-def relative(ts: datetime | None, now: datetime | None = None) -> str:
-    """'3 minutes ago' style, for listings."""
-    if ts is None:
-        return "-"
-    now = now or datetime.now(ts.tzinfo)
-    secs = max(0, int((now - ts).total_seconds()))
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if secs >= size:
-            n = secs // size
-            return f"{n} {unit}{'s' if n != 1 else ''} ago"
-    return "just now"
 
 
 def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, max_width: int = 60) -> None:

@@ -17,16 +17,16 @@ from ..facts import (
     forget,
     forget_audits,
     get_retrieval,
-    get_settings,
+    get_tuning,
     list_facts,
     list_retrievals,
     remember,
     search_facts,
-    set_setting,
-    settings_items,
-    unset_setting,
+    set_tuning,
+    tuning_items,
+    unset_tuning,
 )
-from ..facts.settings import SETTINGS_HELP
+from ..facts.tuning import TUNING_HELP
 from .common import add_json_flag, emit_json, open_memory, print_table, relative
 
 __all__ = ["register"]
@@ -114,7 +114,7 @@ def register(sub: Any) -> None:
     g.add_argument("key", nargs="?", default=None)
     add_json_flag(g)
     g.set_defaults(handler=_settings_get)
-    s = sverbs.add_parser("set", help="set a setting: " + ", ".join(SETTINGS_HELP))
+    s = sverbs.add_parser("set", help="set a setting: " + ", ".join(TUNING_HELP))
     s.add_argument("key")
     s.add_argument("value")
     s.set_defaults(handler=_settings_set)
@@ -153,7 +153,8 @@ def _print_facts(facts: list[Fact], *, score: bool = False) -> None:
 
 def _add(args: argparse.Namespace) -> int:
     with open_memory() as mem:
-        res = remember(mem, args.content, args.subject, type=args.type, importance=args.importance, ttl=args.ttl,
+        res = remember(mem.db, args.content, embedder=mem.embedder, deferred=mem.deferred, redact=mem.redact,
+                       subjects=args.subject, type=args.type, importance=args.importance, ttl=args.ttl,
                        scope=_scope(args.scope or "global"), source="cli")
     if args.json:
         emit_json(res.to_dict())
@@ -179,7 +180,7 @@ def _list(args: argparse.Namespace) -> int:
 
 def _search(args: argparse.Namespace) -> int:
     with open_memory() as mem:
-        facts = search_facts(mem, args.query, scopes=_scopes(args), limit=args.limit,
+        facts = search_facts(mem.db, args.query, embedder=mem.embedder, deferred=mem.deferred, scopes=_scopes(args), limit=args.limit,
                              types=[args.type] if args.type else None)
     if args.json:
         emit_json([f.to_dict() for f in facts])
@@ -190,7 +191,7 @@ def _search(args: argparse.Namespace) -> int:
 
 def _forget(args: argparse.Namespace) -> int:
     with open_memory() as mem:
-        res = forget(mem, args.topic_or_id, scopes=None if args.scope is None and not args.all else _scopes(args),
+        res = forget(mem.db, args.topic_or_id, embedder=mem.embedder, deferred=mem.deferred, scopes=None if args.scope is None and not args.all else _scopes(args),
                      reason=args.reason, min_score=args.min_score, dry_run=args.dry_run)
     if args.json:
         emit_json(res.to_dict())
@@ -224,7 +225,7 @@ def _audits(args: argparse.Namespace) -> int:
 
 def _settings_get(args: argparse.Namespace) -> int:
     with open_memory() as mem:
-        items = settings_items(get_settings(mem.db, fresh=True))
+        items = tuning_items(get_tuning(mem.db, fresh=True))
     if args.key is not None:
         if args.key not in items:
             from ..errors import InvalidInput
@@ -234,21 +235,21 @@ def _settings_get(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(items)
     else:
-        print_table(["key", "value", "meaning"], [(k, v, SETTINGS_HELP[k]) for k, v in items.items()], max_width=80)
+        print_table(["key", "value", "meaning"], [(k, v, TUNING_HELP[k]) for k, v in items.items()], max_width=80)
     return 0
 
 
 def _settings_set(args: argparse.Namespace) -> int:
     with open_memory() as mem:
-        value = set_setting(mem.db, args.key, args.value)
+        value = set_tuning(mem.db, args.key, args.value)
     print(f"{args.key} = {value}")
     return 0
 
 
 def _settings_unset(args: argparse.Namespace) -> int:
     with open_memory() as mem:
-        unset_setting(mem.db, args.key)
-        value = settings_items(get_settings(mem.db, fresh=True))[args.key]
+        unset_tuning(mem.db, args.key)
+        value = tuning_items(get_tuning(mem.db, fresh=True))[args.key]
     print(f"{args.key} = {value} (default)")
     return 0
 

@@ -79,8 +79,8 @@ def _lean_value(value: Any, depth: int = 0) -> Any:
 
 def lean_params(params: dict[str, Any]) -> dict[str, Any]:
     """``params`` with float lists (vectors), also inside rows of maps, as :class:`VectorParam`: the
-    driver formats every RUN for its debug log before checking the level, and ``repr`` of a
-    512-float list costs about 1.5 ms (see :mod:`graphmem.facts.params`). Packed exactly the same."""
+    driver formats every RUN for its debug log before checking the level, and the ``repr`` of a
+    long float list is costly (see :mod:`graphmem.db.params`). Packed exactly the same."""
     return {k: _lean_value(v) for k, v in params.items()}
 
 
@@ -90,8 +90,7 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 def _export(x: Any) -> Any:
     """``Record.data()``'s conversion (nodes to property maps, relationships to (start, type, end)
     tuples, paths to lists, lists and maps walked), with fast paths: the driver's exporter tests every
-    list element against the ``Sequence`` and ``Mapping`` ABCs, which for a 512-float vector costs
-    ~2 ms (30 ms for the 16 vectors of a build_context search)."""
+    list element against the ``Sequence`` and ``Mapping`` ABCs, which is slow for long vectors."""
     tx = type(x)
     if tx in _SCALARS:
         return x

@@ -4,7 +4,7 @@ The graph::
 
     (:Fact {id, content, type, importance, createdAt, updatedAt, expiresAt, accessCount,
             lastAccessedAt, source, scope, scopeKey, contentKey, embedding, supersededAt, version})
-    (:Fact)-[:ABOUT]->(:Subject {name})          flat subject tags (seed 000)
+    (:Fact)-[:ABOUT]->(:Subject {name})          flat subject tags
     (:Fact)-[:EXTRACTED_FROM]->(:Turn)           provenance
     (:Fact)-[:SUPERSEDES {at}]->(:Fact)          history: the old version, retired
     (:FactScope {key, kind, count})              one per scope: lock for remember, size for search
@@ -26,7 +26,6 @@ from .model import (
     Scope,
     parse_ttl,
 )
-from .settings import DEFAULTS, FactSettings, get_settings, set_setting, settings_items, unset_setting
 from .store import (
     delete_expired_facts,
     delete_facts_under_path,
@@ -34,21 +33,21 @@ from .store import (
     forget,
     forget_audits,
     get_fact,
-    index_pending_vectors,
     list_facts,
     remember,
     search_facts,
-    wait_for_vectors,
 )
+from .tuning import DEFAULT_TUNING, FactTuning, get_tuning, set_tuning, tuning_items, unset_tuning
+from .vectors import index_pending_vectors, wait_for_vectors
 
 __all__ = [
-    "DEFAULTS",
+    "DEFAULT_TUNING",
     "FACT_TYPES",
     "ExtractedFact",
     "Fact",
     "FactExtractor",
     "FactInjection",
-    "FactSettings",
+    "FactTuning",
     "ForgetResult",
     "InjectedItem",
     "RememberResult",
@@ -61,7 +60,7 @@ __all__ = [
     "forget_audits",
     "get_fact",
     "get_retrieval",
-    "get_settings",
+    "get_tuning",
     "index_pending_vectors",
     "inject_facts",
     "list_facts",
@@ -72,8 +71,8 @@ __all__ = [
     "render_facts",
     "search_facts",
     "session_scopes",
-    "set_setting",
-    "settings_items",
-    "unset_setting",
+    "set_tuning",
+    "tuning_items",
+    "unset_tuning",
     "wait_for_vectors",
 ]

@@ -1,6 +1,6 @@
-"""Fact extraction from turns (and their tool results, seed 002) by an LLM, when one is configured.
+"""Fact extraction from turns (and their tool results) by an LLM, when one is configured.
 
-The model is told seed 000's rule, "store connections, not general knowledge": facts specific to
+The model is told the rule "store connections, not general knowledge": facts specific to
 the user, their people and their project, never what any LLM already knows. Each extracted fact
 goes through :func:`~graphmem.facts.store.remember` (similarity update, TTL) with
 ``source="extraction"`` and an ``EXTRACTED_FROM`` edge to the turn. Without an LLM, facts come
@@ -17,15 +17,18 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from ..config import Settings
+from ..db import Database, DeferredWrites
 from ..errors import ProviderError
+from ..providers import Embedder
 from ..providers.openai_client import make_openai_client
 from ..providers.retry import RetryPolicy, call_with_retry
+from ..sessions import get_session
+from ..turns import get_turn
 from .model import FACT_TYPES, RememberResult, Scope
+from .store import remember
 
 if TYPE_CHECKING:
     import openai
-
-    from ..memory import GraphMemory
 
 __all__ = ["ExtractedFact", "FactExtractor", "extract_facts_from_turn", "make_fact_extractor"]
 
@@ -160,13 +163,20 @@ def make_fact_extractor(settings: Settings) -> FactExtractor | None:
     return FactExtractor(settings.llm_model, api_key=settings.openai_api_key, base_url=settings.openai_base_url)
 
 
-def extract_facts_from_turn(mem: GraphMemory, turn_id: str, extractor: FactExtractor) -> list[RememberResult]:
+def extract_facts_from_turn(
+    db: Database,
+    turn_id: str,
+    extractor: FactExtractor,
+    *,
+    embedder: Embedder | None = None,
+    deferred: DeferredWrites | None = None,
+    redact: bool = True,
+) -> list[RememberResult]:
     """Extract facts from a stored turn (messages and tool results) and remember each one, in the
-    scope the model chose (project: the turn's project; session: the turn's session)."""
-    from .store import remember
-
-    turn = mem.get_turn(turn_id)
-    session = mem.get_session(turn.session_id)
+    scope the model chose (project: the turn's project; session: the turn's session); ``embedder``,
+    ``deferred`` and ``redact`` as for :func:`~graphmem.facts.store.remember`."""
+    turn = get_turn(db, turn_id)
+    session = get_session(db, turn.session_id)
     results = [c.result for c in turn.tool_calls if c.result]
     out: list[RememberResult] = []
     for fact in extractor.extract(turn.user_message, turn.assistant_message, results):
@@ -176,7 +186,7 @@ def extract_facts_from_turn(mem: GraphMemory, turn_id: str, extractor: FactExtra
             "session": Scope.session(session.id),
         }[fact.scope]
         out.append(
-            remember(mem, fact.content, fact.subjects, type=fact.type, ttl=fact.ttl, scope=scope,
-                     source="extraction", turn_id=turn.id)
+            remember(db, fact.content, fact.subjects, embedder=embedder, deferred=deferred, redact=redact,
+                     type=fact.type, ttl=fact.ttl, scope=scope, source="extraction", turn_id=turn.id)
         )
     return out

@@ -1,4 +1,4 @@
-"""Pre-call injection (seed 001 V2, seed 002 auto-retrieve): facts that join the context before
+"""Pre-call injection: facts that join the context before
 each LLM call, without an LLM call of its own.
 
 Candidates, from the scopes the session may see (global + its project + its session, never
@@ -24,20 +24,20 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from ..db import Database, DeferredWrites
+from ..db.params import vector_param
+from ..db.rows import native
 from ..errors import DatabaseError, SessionNotFound
 from ..models import clean_text, utcnow
+from ..providers import Embedder
+from ..redaction import redact as redact_text
 from .model import Fact, FactInjection, InjectedItem, Scope
-from .params import vector_param
-from .settings import FactSettings, get_settings
-from .store import EXACT_SCAN_MAX, nearest_facts, wait_for_vectors
-
-if TYPE_CHECKING:
-    from ..memory import GraphMemory
+from .tuning import FactTuning, get_tuning
+from .vectors import EXACT_SCAN_MAX, nearest_facts, wait_for_vectors
 
 __all__ = ["get_retrieval", "inject_facts", "list_retrievals", "render_facts", "session_scopes"]
 
@@ -47,11 +47,10 @@ PREVIEW_CHARS = 200
 class _SessionVectors:
     """Fact vectors a process already received, per session (the injection's read leaves them out:
     up to ``injection_dedup_turns`` x 20 injected facts plus the candidates would otherwise travel
-    with every call; with 200 in the window the read went from 33 to 28 ms). A fact's vector never
+    with every call and make the read slower). A fact's vector never
     changes under its id (an update makes a new fact), so a cached vector is never stale; keyed by
     embedding model too. A row whose vector was evicted meanwhile only loses the meaning check.
-    Vectors are kept (and put back into rows) as float32 arrays: converting the window's 200 lists
-    of 512 floats on every call cost more client CPU than the read saved."""
+    Vectors are kept (and put back into rows) as float32 arrays, converted once."""
 
     MAX_SESSIONS = 64
     MAX_PER_SESSION = 500
@@ -96,17 +95,12 @@ _VECTORS: weakref.WeakKeyDictionary[Any, _SessionVectors] = weakref.WeakKeyDicti
 _VECTORS_LOCK = threading.Lock()
 
 
-def _session_vectors(mem: Any) -> _SessionVectors:
+def _session_vectors(db: Database) -> _SessionVectors:
     with _VECTORS_LOCK:
-        sv = _VECTORS.get(mem)
+        sv = _VECTORS.get(db)
         if sv is None:
-            sv = _VECTORS[mem] = _SessionVectors()
+            sv = _VECTORS[db] = _SessionVectors()
         return sv
-
-
-def _native(value: Any) -> Any:
-    to_native = getattr(value, "to_native", None)
-    return to_native() if callable(to_native) else value
 
 
 def session_scopes(db: Database, session_id: str) -> list[str]:
@@ -119,7 +113,7 @@ def session_scopes(db: Database, session_id: str) -> list[str]:
 
 
 def render_facts(items: Sequence[InjectedItem]) -> str:
-    """The injected block: one line per fact, type first (seed 000's '[Mémoire]' format)."""
+    """The injected block: one line per fact, type first."""
     if not items:
         return ""
     lines = ["[Memory - facts you know about the user and this project]"]
@@ -151,70 +145,75 @@ VectorSource = list[float] | Callable[[], list[float] | None] | None
 while the injection's candidates are read), or None (embedded here when an embedder is set)."""
 
 
-def _vector_part(mem: GraphMemory, text: str, vector: VectorSource, cfg: FactSettings,
+def _vector_part(db: Database, embedder: Embedder | None, deferred: DeferredWrites | None, text: str,
+                 vector: VectorSource, cfg: FactTuning,
                  base: dict[str, Any]) -> tuple[list[dict[str, Any]], list[float] | None]:
     """The vector top k of the injection (facts/inject_vector) and the message vector it used."""
     vec = vector() if callable(vector) else vector
-    if vec is None and mem.embedder is not None and not callable(vector):
-        vec = mem.embedder.embed_one(text)
+    if vec is None and embedder is not None and not callable(vector):
+        vec = embedder.embed_one(text)
     vparam = vector_param(vec)
     if vparam is None:
         return [], None
     k = cfg.injection_vector_k
     # the facts this process remembered are in the vector index (else still found by the
     # statement's scan of pending vectors; a failed indexing is logged and left to the worker)
-    wait_for_vectors(mem)
-    search = mem.db.server_info().vector_search_clause
+    wait_for_vectors(deferred)
+    search = db.server_info().vector_search_clause
     params = dict(sessionId=base["sessionId"], knownIds=base["knownIds"], vector=vparam, k=k,
                   minCosine=cfg.injection_min_score, fetch=k if search else max(k * 10, 200),
                   exactMax=EXACT_SCAN_MAX)
     if search:
         try:
-            rows = mem.db.read("facts/inject_vector@search", **params)
+            rows = db.read("facts/inject_vector@search", **params)
         except DatabaseError:
             # Neo4j 2026.08.1's in-index filter fails ("Index ... out of bounds") when nothing in the
             # index matches it (a scope whose vectors all wait for the index): over-fetch instead
             search = False
             params["fetch"] = max(k * 10, 200)
     if not search:
-        rows = mem.db.read("facts/inject_vector", **params)
+        rows = db.read("facts/inject_vector", **params)
     if not rows:
         return [], vparam  # an unknown session: the candidates' read reports it
     row = rows[0]
     hits: list[dict[str, Any]] = list(row["vector"] or [])
     if not row["vectorComplete"] and len(hits) < k:
         # an index search may have missed a fact above the minimum score: widen (rare)
-        scope_keys = session_scopes(mem.db, base["sessionId"])
-        hits = nearest_facts(mem.db, vparam, scope_keys, k=k, min_cosine=cfg.injection_min_score,
+        scope_keys = session_scopes(db, base["sessionId"])
+        hits = nearest_facts(db, vparam, scope_keys, k=k, min_cosine=cfg.injection_min_score,
                              scope_count=int(row["scopeCount"]))
     return hits, vparam
 
 
 def inject_facts(
-    mem: GraphMemory,
+    db: Database,
     session_id: str,
     message: str | Sequence[str],
     *,
+    embedder: Embedder | None = None,
+    deferred: DeferredWrites | None = None,
+    redact: bool = True,
     source: str = "user",
     vector: VectorSource = None,
-    settings: FactSettings | None = None,
+    tuning: FactTuning | None = None,
     log: bool | Literal["deferred"] = True,
 ) -> FactInjection:
     """The facts to add to the context before the LLM answers ``message`` in ``session_id``.
 
-    ``message`` may be several quick messages: they are coalesced into one query (seed 001 §3.3).
-    ``source="system"`` skips the injection (seed 001 §3.2). ``vector`` reuses the message's
+    ``message`` may be several quick messages: they are coalesced into one query.
+    ``source="system"`` skips the injection. ``vector`` reuses the message's
     embedding when the caller (``build_context``) already has it, or is a callable that returns it
-    once ready (the candidates are read meanwhile: see :data:`VectorSource`). ``settings`` overrides the stored
-    ones. Raises :class:`SessionNotFound` for an unknown session.
+    once ready (the candidates are read meanwhile: see :data:`VectorSource`); without either, the
+    message is embedded with ``embedder``. ``tuning`` overrides the stored tuning. ``redact``
+    removes secrets from the logged message. Raises :class:`SessionNotFound` for an unknown session.
 
-    ``log``: write the ``(:Retrieval)`` log (True), not at all (False), or on ``mem.deferred``, the
+    ``log``: write the ``(:Retrieval)`` log (True), not at all (False), or on ``deferred``, the
     background writer (``"deferred"``: ``build_context`` does not wait for that commit). Either way
     the injection first waits for this session's deferred logs, so its dedup window sees them; a
     deferred log that failed is reported in ``warnings``.
     """
     t0 = time.perf_counter()
-    cfg = settings or get_settings(mem.db)
+    cfg = tuning or get_tuning(db)
     text = _coalesce(message)
 
     def skipped(why: str) -> FactInjection:
@@ -228,23 +227,22 @@ def inject_facts(
         return skipped("empty message")
     limit = max(1, cfg.injection_max_results)
     k = cfg.injection_vector_k
-    deferred: DeferredWrites | None = getattr(mem, "deferred", None)
     warnings = [f"an earlier injection log was not written ({e})" for e in deferred.wait(session_id)] if deferred else []
     params: dict[str, Any] = dict(
         sessionId=session_id, dedupTurns=cfg.injection_dedup_turns, importantMin=cfg.injection_important_min,
         since=utcnow() - timedelta(hours=cfg.injection_recent_hours), limit=limit,
     )
     # the vectors this process already has for this session's facts are not sent again
-    vectors = _session_vectors(mem)
-    vkey = (str(getattr(mem, "embedding_model", "")), session_id)
+    vectors = _session_vectors(db)
+    vkey = (embedder.model if embedder is not None else "", session_id)
     params["knownIds"] = vectors.known(vkey)
     # two reads at once: the candidates (no vector needed: they run while the message is embedded)
     # and the vector top k (once the vector is there)
     vector_job: Future[tuple[list[dict[str, Any]], list[float] | None]] | None = None
-    if k > 0 and (vector is not None or mem.embedder is not None):
-        vector_job = _inject_pool().submit(_vector_part, mem, text, vector, cfg, params)
+    if k > 0 and (vector is not None or embedder is not None):
+        vector_job = _inject_pool().submit(_vector_part, db, embedder, deferred, text, vector, cfg, params)
     try:
-        rows = mem.db.read("facts/inject_candidates", **params)
+        rows = db.read("facts/inject_candidates", **params)
     except BaseException:
         if vector_job is not None:  # not left running behind a failed call
             wait_futures([vector_job])
@@ -275,8 +273,8 @@ def inject_facts(
     skipped_seen = 0
     threshold = cfg.injection_dedup_threshold
     qvec = np.asarray(qvec_list, dtype=np.float32) if qvec_list is not None else None
-    # the window's vectors, then each chosen one's, in one preallocated matrix (growing it with a
-    # copy per chosen fact cost ~0.5 ms a call with a full window)
+    # the window's vectors, then each chosen one's, in one preallocated matrix (not grown by a copy
+    # per chosen fact)
     dim = len(qvec) if qvec is not None else next((len(v) for v in seen_vecs), None)
     if dim is None:
         dim = next((len(r["embedding"]) for _, r in ordered if r.get("embedding") is not None
@@ -321,10 +319,8 @@ def inject_facts(
     log_id: str | None = None
     if log:
         log_id = str(uuid.uuid4())
-        if getattr(mem, "redact", True):  # redact the whole message first: a cut could hide a secret's end
-            from ..integrations.redaction import redact
-
-            text = redact(text)[0]
+        if redact:  # redact the whole message first: a cut could hide a secret's end
+            text = redact_text(text)[0]
         log_params: dict[str, Any] = dict(
             sessionId=session_id, id=log_id, now=utcnow(), turnIndex=turn_index,
             preview=text[:PREVIEW_CHARS], query=text[:PREVIEW_CHARS],
@@ -334,7 +330,7 @@ def inject_facts(
         if log == "deferred" and deferred is not None:
             deferred.submit(session_id, "retrievals/log", **log_params)
         else:
-            mem.db.write("retrievals/log", **log_params)
+            db.write("retrievals/log", **log_params)
     return FactInjection(chosen, rendered, len(rendered), log_id, latency, None, turn_index, warnings)
 
 
@@ -343,7 +339,7 @@ def list_retrievals(db: Database, *, session_id: str | None = None, limit: int =
     out = []
     for r in db.read("retrievals/list", sessionId=session_id, limit=limit):
         item = dict(r["retrieval"])
-        item["at"] = _native(item.get("at"))
+        item["at"] = native(item.get("at"))
         out.append(item)
     return out
 
@@ -354,6 +350,6 @@ def get_retrieval(db: Database, retrieval_id: str) -> dict[str, Any] | None:
     if not rows:
         return None
     item = dict(rows[0]["retrieval"])
-    item["at"] = _native(item.get("at"))
+    item["at"] = native(item.get("at"))
     item["items"] = sorted(rows[0]["items"], key=lambda i: i["rank"])
     return item

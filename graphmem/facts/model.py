@@ -39,7 +39,7 @@ FACT_TYPES: dict[str, float] = {
     "event": 0.4,
     "observation": 0.3,
 }
-"""The eight fact types of seed 001 and their default importance."""
+"""The eight fact types and their default importance."""
 
 NEVER = "never"
 """A TTL meaning "permanent" (clears an expiry when a remember updates a fact)."""

@@ -23,14 +23,16 @@ import hashlib
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal
-
-import numpy as np
+from typing import Any, Literal
 
 from ..db import Database, DeferredWrites
 from ..db.client import Tx
+from ..db.params import vector_param
+from ..db.rows import native
 from ..errors import DatabaseError, InvalidInput, NotFound
 from ..models import clean_text, utcnow
+from ..providers import Embedder
+from ..redaction import redact as redact_text
 from .model import (
     FACT_TYPES,
     Fact,
@@ -43,15 +45,10 @@ from .model import (
     parse_ttl,
     words,
 )
-from .params import vector_param
-from .settings import get_settings
-
-if TYPE_CHECKING:
-    from ..memory import GraphMemory
+from .tuning import get_tuning
+from .vectors import EXACT_SCAN_MAX, INDEX_LINGER, MAX_FETCH, VECTORS_KEY, nearest_facts, wait_for_vectors
 
 __all__ = [
-    "EXACT_SCAN_MAX",
-    "VECTORS_KEY",
     "delete_expired_facts",
     "delete_facts",
     "delete_facts_under_path",
@@ -59,27 +56,12 @@ __all__ = [
     "forget",
     "forget_audits",
     "get_fact",
-    "index_pending_vectors",
     "list_facts",
-    "nearest_facts",
     "remember",
     "search_facts",
-    "wait_for_vectors",
 ]
 
-EXACT_SCAN_MAX = 2000
-"""Scopes holding at most this many facts are scanned exactly instead of through the index."""
-MAX_FETCH = 4000
-VECTORS_KEY = "fact-vectors"
-"""The background writer's key for indexing remembered facts' vectors (see :func:`wait_for_vectors`)."""
-INDEX_LINGER = 0.5
-"""Seconds a remembered fact's vector waits for others before they are indexed in one transaction
-(a group commit: on 100k facts one vector per transaction cost ~18 ms of server CPU each, ten per
-transaction ~3). Back-to-back remembers on 100k facts, paired runs: 0.5 s used 10-15 ms of server
-CPU per remember against 16-23 with 0.05 s, p95 19-25 ms against 25-34. :func:`wait_for_vectors`
-does not wait for the linger; the pending scans see the vectors meanwhile."""
 MAX_CONTENT_CHARS = 10_000
-_VECTOR_INDEX = {False: "facts/vector_index", True: "facts/vector_index@search"}
 _REMEMBER = {False: "facts/remember", True: "facts/remember@search"}
 _REMEMBER_FETCH = {False: 200, True: 10}
 """Nearest facts remember() asks the index for (k=5): over-fetch for the post-filter of 5.26, 2 x k
@@ -102,73 +84,6 @@ def _subjects(subjects: Sequence[str] | None) -> list[str]:
         if name and name not in out:
             out.append(name[:200])
     return out
-
-
-def _native(value: Any) -> Any:
-    to_native = getattr(value, "to_native", None)
-    return to_native() if callable(to_native) else value
-
-
-def _embed(mem: GraphMemory, text: str) -> list[float] | None:
-    return mem.embedder.embed_one(text) if mem.embedder is not None else None
-
-
-def _run(db: Database | Tx, name: str, **params: Any) -> list[dict[str, Any]]:
-    if isinstance(db, Tx):
-        return db.run(name, **params)
-    return db.read(name, **params)
-
-
-def nearest_facts(
-    db: Database | Tx,
-    vector: list[float],
-    scope_keys: list[str] | None,
-    *,
-    k: int,
-    min_cosine: float = -1.0,
-    scope_count: int | None = None,
-    search: bool | None = None,
-) -> list[dict[str, Any]]:
-    """Up to ``k`` current, unexpired facts of ``scope_keys`` (None: every scope) nearest to
-    ``vector`` with cosine >= ``min_cosine``, best first, as rows (with ``cosine`` and ``embedding``).
-
-    ``scope_count`` (facts in those scopes) picks an exact scan when small; unknown means the index.
-    ``search``: the server has the SEARCH clause (asked of ``db`` when it is a Database).
-    """
-    if scope_keys is not None and not scope_keys:
-        return []
-    vector = vector_param(vector) or []
-    if scope_keys is not None and scope_count is not None and scope_count <= EXACT_SCAN_MAX:
-        rows = _run(db, "facts/vector_exact", vector=vector, scopeKeys=scope_keys, k=k, minCosine=min_cosine)
-        return list(rows[0]["hits"]) if rows else []
-    if search is None:
-        search = db.server_info().vector_search_clause if isinstance(db, Database) else False
-    fetch = max(k * 2 + 10, 50) if search or scope_keys is None else max(k * 10, 200)
-    while True:
-        if scope_keys is None:
-            rows = _run(db, "facts/vector_all", vector=vector, fetch=fetch, k=k, minCosine=min_cosine)
-        else:
-            try:
-                rows = _run(db, _VECTOR_INDEX[search], vector=vector, scopeKeys=scope_keys, fetch=fetch, k=k,
-                            minCosine=min_cosine)
-            except DatabaseError:
-                if not search or not isinstance(db, Database):
-                    raise  # in a transaction, the caller retries the whole of it (see remember)
-                # 2026.08.1's in-index filter fails when nothing in the index matches it: over-fetch
-                search = False
-                fetch = max(k * 10, 200)
-                continue
-        row: dict[str, Any] = rows[0] if rows else {"fetched": 0, "lowestCosine": -1.0, "hits": []}
-        hits: list[dict[str, Any]] = list(row["hits"])
-        exhausted = row["fetched"] < fetch or row["lowestCosine"] < min_cosine
-        if len(hits) >= k or exhausted:
-            return hits
-        if fetch >= MAX_FETCH:
-            if scope_keys is None:
-                return hits
-            rows = _run(db, "facts/vector_exact", vector=vector, scopeKeys=scope_keys, k=k, minCosine=min_cosine)
-            return list(rows[0]["hits"]) if rows else []
-        fetch = min(MAX_FETCH, fetch * 4)
 
 
 def _expiry(ttl: str | timedelta | None, expires_at: datetime | None, now: datetime) -> tuple[bool, datetime | None]:
@@ -210,10 +125,13 @@ def _outcome(row: dict[str, Any], dedup: float) -> RememberResult | None:
 
 
 def remember(
-    mem: GraphMemory,
+    db: Database,
     content: str,
     subjects: Sequence[str] = (),
     *,
+    embedder: Embedder | None = None,
+    deferred: DeferredWrites | None = None,
+    redact: bool = True,
     type: str | None = None,
     importance: float | None = None,
     ttl: str | timedelta | None = None,
@@ -223,13 +141,15 @@ def remember(
     turn_id: str | None = None,
     threshold: float | None = None,
 ) -> RememberResult:
-    """Store a fact, or update the similar fact of the same scope (see :meth:`GraphMemory.remember`)."""
-    text = clean_text(content).strip() if isinstance(content, str) else ""
-    if text and getattr(mem, "redact", True):
-        from ..integrations.redaction import redact
+    """Store a fact, or update the similar fact of the same scope (see :meth:`GraphMemory.remember`).
 
-        text = redact(text)[0]
-        subjects = [redact(s)[0] if isinstance(s, str) else s for s in subjects]
+    ``embedder`` gives the fact its vector (without one only the same text is recognised);
+    ``deferred`` indexes that vector in the background (else at once); ``redact`` removes secrets
+    from the text and subjects first."""
+    text = clean_text(content).strip() if isinstance(content, str) else ""
+    if text and redact:
+        text = redact_text(text)[0]
+        subjects = [redact_text(s)[0] if isinstance(s, str) else s for s in subjects]
     if not text:
         raise InvalidInput("a fact needs some content")
     if len(text) > MAX_CONTENT_CHARS:
@@ -240,17 +160,16 @@ def remember(
         raise InvalidInput("importance must be within [0, 1]")
     sc = Scope.parse(scope)
     names = _subjects(subjects)
-    settings = get_settings(mem.db)
-    dedup = settings.dedup_threshold if threshold is None else threshold
-    refine_min = min(settings.refine_min_similarity, dedup)
+    tuning = get_tuning(db)
+    dedup = tuning.dedup_threshold if threshold is None else threshold
+    refine_min = min(tuning.refine_min_similarity, dedup)
     now = utcnow()
     set_expiry, expiry = _expiry(ttl, expires_at, now)
-    vector = _embed(mem, text)
+    vector = embedder.embed_one(text) if embedder is not None else None
     key = content_key(text)
-    search = mem.db.server_info().vector_search_clause
+    search = db.server_info().vector_search_clause
 
     vparam = vector_param(vector)
-    deferred: DeferredWrites | None = getattr(mem, "deferred", None)
     params: dict[str, Any] = dict(
         scopeKey=sc.key, scopeKind=sc.kind, contentKey=key, words=words(text), vector=vparam, k=5,
         minCosine=refine_min, dedup=dedup, id=str(uuid.uuid4()), content=text, type=type,
@@ -278,22 +197,22 @@ def remember(
     def recover() -> list[dict[str, Any]] | None:
         # the connection was lost mid-statement: its new fact tells whether the write landed (a call
         # that kept a fact writes nothing new; running it again does the same)
-        return mem.db.read("facts/remember_landed", id=params["id"]) or None
+        return db.read("facts/remember_landed", id=params["id"]) or None
 
     def first(search: bool) -> RememberResult | None:
         # the usual case in one round trip: one auto-commit statement that decides and writes
-        rows = mem.db.write_autocommit(_REMEMBER[search], {**params, "fetch": _REMEMBER_FETCH[search],
-                                                           "exactMax": EXACT_SCAN_MAX}, recover=recover)
+        rows = db.write_autocommit(_REMEMBER[search], {**params, "fetch": _REMEMBER_FETCH[search],
+                                                       "exactMax": EXACT_SCAN_MAX}, recover=recover)
         return _outcome(rows[0], dedup)
 
     try:
-        result = first(search) or mem.db.transaction(lambda tx: work(tx, search))
+        result = first(search) or db.transaction(lambda tx: work(tx, search))
     except DatabaseError:
         if not search:
             raise
         # Neo4j 2026.08.1's in-index filter fails ("Index ... out of bounds") when nothing in the index
         # matches it (a scope whose vectors all wait for the index): the over-fetch statements instead
-        result = first(False) or mem.db.transaction(lambda tx: work(tx, False))
+        result = first(False) or db.transaction(lambda tx: work(tx, False))
     if vparam is not None and result.action != "unchanged":
         # the vector waits outside the index (see facts/remember); the reads that must see it scan
         # pending vectors, and this process's vector searches wait for this write (wait_for_vectors);
@@ -301,31 +220,8 @@ def remember(
         if deferred is not None:
             deferred.submit_grouped(VECTORS_KEY, "facts/index_vectors", "ids", [result.fact.id], linger=INDEX_LINGER)
         else:
-            mem.db.write("facts/index_vectors", ids=[result.fact.id])
+            db.write("facts/index_vectors", ids=[result.fact.id])
     return result
-
-
-def wait_for_vectors(mem: GraphMemory) -> list[str]:
-    """Wait until the facts this process remembered are in the vector index (their indexing runs on
-    the background writer shortly after remember() commits, several at once; waiting starts it now); returns the errors of indexings that
-    failed (those facts stay pending: found by the pending scans, indexed by the worker's cleanup)."""
-    deferred: DeferredWrites | None = getattr(mem, "deferred", None)
-    return deferred.wait(VECTORS_KEY) if deferred is not None else []
-
-
-def index_pending_vectors(db: Database, *, older_than: timedelta = timedelta(seconds=60),
-                          batch_size: int = 500) -> int:
-    """Index the vectors that have waited longer than ``older_than`` (their process stopped before
-    its background writer ran); returns how many. For the worker's periodic cleanup."""
-    total = 0
-    before = utcnow() - older_than
-    while True:
-        ids = [r["id"] for r in db.read("facts/pending_vectors_batch", before=before, limit=batch_size)]
-        if not ids:
-            return total
-        total += int(db.write("facts/index_vectors", ids=ids)[0]["indexed"])
-        if len(ids) < batch_size:
-            return total
 
 
 def get_fact(db: Database, fact_id: str) -> dict[str, Any]:
@@ -337,7 +233,7 @@ def get_fact(db: Database, fact_id: str) -> dict[str, Any]:
     at = r["supersededAt"]
     return {
         "fact": Fact.from_row(r["fact"]),
-        "superseded_at": _native(at),
+        "superseded_at": native(at),
         "current_id": r["currentId"] or (None if at else r["fact"]["id"]),
         "history": list(r["history"]),
     }
@@ -349,37 +245,40 @@ def _touch(db: Database, facts: Sequence[Fact]) -> None:
 
 
 def search_facts(
-    mem: GraphMemory,
+    db: Database,
     query: str,
     *,
+    embedder: Embedder | None = None,
+    deferred: DeferredWrites | None = None,
     scopes: Sequence[ScopeLike] | ScopeLike | None = None,
     limit: int | None = None,
     min_score: float | None = None,
     types: Sequence[str] | None = None,
     touch: bool = True,
 ) -> list[Fact]:
-    """Semantic top ``limit`` (default 10, seed 000: no threshold) in ``scopes`` (None: all).
+    """Semantic top ``limit`` (default 10, no threshold) in ``scopes`` (None: all).
 
-    Without an embedder: a case-insensitive substring search. Counts a use of each result."""
-    k = limit or get_settings(mem.db).search_limit
+    Without an embedder: a case-insensitive substring search. Counts a use of each result. The
+    facts remembered through ``deferred`` are in the vector index first."""
+    k = limit or get_tuning(db).search_limit
     keys = _scopes(scopes)
-    if mem.embedder is None:
-        facts = list_text(mem.db, query, keys, limit=k)
+    if embedder is None:
+        facts = list_text(db, query, keys, limit=k)
     else:
-        vector = mem.embedder.embed_one(query)
-        wait_for_vectors(mem)  # what this process remembered is in the index (an error is logged)
+        vector = embedder.embed_one(query)
+        wait_for_vectors(deferred)  # a failed indexing is logged; the pending scans still see it
         count = None
         if keys is not None:
-            count = int(mem.db.read("facts/scope_counts", scopeKeys=keys)[0]["count"])
+            count = int(db.read("facts/scope_counts", scopeKeys=keys)[0]["count"])
         fetch_k = k * 4 if types else k
-        rows = nearest_facts(mem.db, vector, keys, k=fetch_k, min_cosine=-1.0 if min_score is None else min_score,
+        rows = nearest_facts(db, vector, keys, k=fetch_k, min_cosine=-1.0 if min_score is None else min_score,
                              scope_count=count)
         facts = [Fact.from_row(r) for r in rows]
     if types:
         facts = [f for f in facts if f.type in set(types)]
     facts = facts[:k]
     if touch:
-        _touch(mem.db, facts)
+        _touch(db, facts)
     return facts
 
 
@@ -431,16 +330,18 @@ def delete_facts(db: Database, ids: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def forget(
-    mem: GraphMemory,
+    db: Database,
     topic_or_id: str,
     *,
+    embedder: Embedder | None = None,
+    deferred: DeferredWrites | None = None,
     scopes: Sequence[ScopeLike] | ScopeLike | None = None,
     min_score: float | None = None,
     reason: str | None = None,
     dry_run: bool = False,
     limit: int = 200,
 ) -> ForgetResult:
-    """Forget one fact by id, or every fact matching a topic (seed 002): cosine >= ``min_score``
+    """Forget one fact by id, or every fact matching a topic: cosine >= ``min_score``
     (default 0.5), tagged with the topic as a subject, or containing it (3+ characters).
 
     Removes each match with its whole history and writes a ``(:ForgetAudit)`` record (when, why,
@@ -452,31 +353,31 @@ def forget(
     keys = _scopes(scopes)
     matched: dict[str, Fact] = {}
     method = "topic"
-    rows = mem.db.read("facts/get", id=value) if len(value) <= 64 else []
+    rows = db.read("facts/get", id=value) if len(value) <= 64 else []
     if rows:
         method = "id"
         fact = Fact.from_row(rows[0]["fact"])
         matched[fact.id] = fact
     else:
-        threshold = get_settings(mem.db).forget_min_score if min_score is None else min_score
-        if mem.embedder is not None:
-            for f in search_facts(mem, value, scopes=keys, limit=limit, min_score=threshold, touch=False):
+        threshold = get_tuning(db).forget_min_score if min_score is None else min_score
+        if embedder is not None:
+            for f in search_facts(db, value, embedder=embedder, deferred=deferred, scopes=keys, limit=limit, min_score=threshold, touch=False):
                 matched.setdefault(f.id, f)
         needle = " ".join(value.casefold().split())
         if len(needle) >= 3:
-            for f in list_text(mem.db, needle, keys, limit=limit):
+            for f in list_text(db, needle, keys, limit=limit):
                 matched.setdefault(f.id, f)
     removed = list(matched.values())
     if dry_run or not removed:
         return ForgetResult(removed, None, dry_run)
-    deleted = {r["id"] for r in delete_facts(mem.db, list(matched))}
+    deleted = {r["id"] for r in delete_facts(db, list(matched))}
     if method == "id":
         deleted = {value} if deleted else set()
         removed = [f for f in removed if f.id == value] if deleted else []
     else:
         removed = [f for f in removed if f.id in deleted]
     audit_id = str(uuid.uuid4())
-    mem.db.write(
+    db.write(
         "facts/audit_forget", id=audit_id, now=utcnow(), reason=clean_text(reason) if reason else None,
         method=method, topicHash=hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest(),
         factIds=[f.id for f in removed], types=[f.type for f in removed], scopeKeys=[f.scope_key for f in removed],
@@ -489,7 +390,7 @@ def forget_audits(db: Database, limit: int = 50) -> list[dict[str, Any]]:
     out = []
     for r in db.read("facts/audits", limit=limit):
         a = dict(r["audit"])
-        a["at"] = _native(a.get("at"))
+        a["at"] = native(a.get("at"))
         out.append(a)
     return out
 
@@ -497,7 +398,7 @@ def forget_audits(db: Database, limit: int = 50) -> list[dict[str, Any]]:
 def delete_expired_facts(db: Database, *, batch_size: int = 1000) -> int:
     """Delete every fact whose expiry has passed (with its history); returns how many.
 
-    For the worker's periodic cleanup (seed 000's cron) and ``graphmem facts expire``. Reads
+    For the worker's periodic cleanup and ``graphmem facts expire``. Reads
     already hide expired facts; this reclaims the space."""
     total = 0
     while True:
@@ -517,10 +418,3 @@ def delete_facts_under_path(db: Database, path: str) -> int:
     n = len(delete_facts(db, ids))
     db.write("facts/drop_scopes_under_path", path=path, prefix=prefix)
     return n
-
-
-def cosine_matrix(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> np.ndarray[Any, Any]:
-    """Cosines between rows of ``a`` and ``b`` (both L2-normalised)."""
-    if not a or not b:
-        return np.zeros((len(a), len(b)))
-    return np.asarray(a, dtype=np.float32) @ np.asarray(b, dtype=np.float32).T

@@ -1,6 +1,7 @@
 """Plain functions for the MCP layer: ``memory_store_fact``, ``memory_search_facts``,
-``memory_forget``. Each takes a :class:`~graphmem.memory.GraphMemory` and JSON-able arguments and
-returns a JSON-able dict; the docstrings are the tool descriptions.
+``memory_forget``. Each takes the memory (anything with :class:`FactMemory`'s methods: a
+:class:`~graphmem.memory.GraphMemory`) and JSON-able arguments and returns a JSON-able dict; the
+docstrings are the tool descriptions.
 
 Scope arguments: ``scope`` is ``"global"`` (about the person), ``"project"`` (about the project at
 ``project_path``) or ``"session"`` (only this ``session_id``); searches see global + the given
@@ -9,16 +10,28 @@ project + the given session.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any, Protocol
 
 from ..errors import InvalidInput
-from .model import Scope
-from .store import forget, remember, search_facts
+from .model import Fact, ForgetResult, RememberResult, Scope, ScopeLike
 
-if TYPE_CHECKING:
-    from ..memory import GraphMemory
+__all__ = ["TOOLS", "FactMemory", "memory_forget", "memory_search_facts", "memory_store_fact"]
 
-__all__ = ["TOOLS", "memory_forget", "memory_search_facts", "memory_store_fact"]
+
+class FactMemory(Protocol):
+    """The fact operations the tools use (those of :class:`~graphmem.memory.GraphMemory`)."""
+
+    def remember(self, content: str, subjects: Sequence[str] = (), *, type: str | None = None,
+                 ttl: str | timedelta | None = None, scope: ScopeLike = "global", importance: float | None = None,
+                 source: str | None = "explicit", turn_id: str | None = None) -> RememberResult: ...
+
+    def search_facts(self, query: str, *, scopes: Sequence[ScopeLike] | None = None, limit: int | None = None,
+                     types: Sequence[str] | None = None) -> list[Fact]: ...
+
+    def forget(self, topic_or_id: str, *, scopes: Sequence[ScopeLike] | None = None, reason: str | None = None,
+               dry_run: bool = False) -> ForgetResult: ...
 
 
 def _scope(scope: str, project_path: str | None, session_id: str | None) -> Scope:
@@ -45,7 +58,7 @@ def _visible(project_path: str | None, session_id: str | None) -> list[Scope]:
 
 
 def memory_store_fact(
-    mem: GraphMemory,
+    mem: FactMemory,
     content: str,
     subjects: list[str] | None = None,
     type: str = "fact",
@@ -59,13 +72,13 @@ def memory_store_fact(
     history). type: identity, goal, decision, todo, preference, fact, event, observation.
     ttl: null for durable facts, or a duration like "1d", "7d", "30d" for temporary states.
     Returns {"action": "inserted"|"updated"|"unchanged", "fact": {...}, "previous": {...}|null}."""
-    result = remember(mem, content, subjects or [], type=type, ttl=ttl,
-                      scope=_scope(scope, project_path, session_id), source="mcp")
+    result = mem.remember(content, subjects or [], type=type, ttl=ttl,
+                          scope=_scope(scope, project_path, session_id), source="mcp")
     return result.to_dict()
 
 
 def memory_search_facts(
-    mem: GraphMemory,
+    mem: FactMemory,
     query: str,
     limit: int = 10,
     project_path: str | None = None,
@@ -74,13 +87,13 @@ def memory_search_facts(
 ) -> dict[str, Any]:
     """Search remembered facts by meaning: the top `limit` (default 10, no threshold: judge the
     scores yourself) among global facts, the project's and the session's. Optional type filter."""
-    facts = search_facts(mem, query, scopes=_visible(project_path, session_id), limit=limit,
-                         types=[type] if type else None)
+    facts = mem.search_facts(query, scopes=_visible(project_path, session_id), limit=limit,
+                             types=[type] if type else None)
     return {"facts": [f.to_dict() for f in facts], "count": len(facts)}
 
 
 def memory_forget(
-    mem: GraphMemory,
+    mem: FactMemory,
     topic_or_id: str,
     reason: str | None = None,
     project_path: str | None = None,
@@ -89,7 +102,7 @@ def memory_forget(
     """Forget a fact by its id, or every fact about a topic (by meaning, subject tag or text) among
     global facts, the project's and the session's. An audit record keeps when and why, never the
     text. Returns what was removed."""
-    result = forget(mem, topic_or_id, scopes=_visible(project_path, session_id), reason=reason)
+    result = mem.forget(topic_or_id, scopes=_visible(project_path, session_id), reason=reason)
     return result.to_dict()
 
 

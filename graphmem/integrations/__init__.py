@@ -8,6 +8,7 @@
 * settings: install/uninstall graphmem's hooks in the CLIs' settings files.
 """
 
+from ..redaction import Redactor, redact, redact_turn, redact_turn_with_kinds, redact_value
 from ._common import COMPACTION_MARKER, CONTEXT_CLOSE, CONTEXT_OPEN, INTERRUPTED_NOTE, ImportedSession, ReadCursor
 from .aider import parse_aider
 from .claude_code import parse_claude_code, read_new_claude_code
@@ -31,7 +32,6 @@ from .hooks import (
     truncate_context,
 )
 from .importers import detect_agent, parse_transcript, read_new
-from .redaction import Redactor, redact, redact_turn, redact_turn_with_kinds, redact_value
 from .settings import (
     CLAUDE_EVENTS,
     CODEX_EVENTS,

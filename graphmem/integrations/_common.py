@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InvalidInput
 from ..models import ToolCallIn, TurnIn, clean_text
-from .redaction import redact_turn_with_kinds
+from ..redaction import redact_turn_with_kinds
 
 __all__ = [
     "COMPACTION_MARKER",

@@ -1,4 +1,4 @@
-"""The pre-call context block (seed 004 §3): recent raw turns, relevant past turns, relevant
+"""The pre-call context block: recent raw turns, relevant past turns, relevant
 summaries, and level-1 summaries not yet rolled into level 2.
 
 Rules: no item appears twice (a summary found by search and also unrolled is shown once, in the
@@ -16,19 +16,23 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from ..db import Database, DeferredWrites
+from ..db.params import vector_param
+from ..db.rows import native
 from ..errors import GraphMemError, InvalidInput, SessionNotFound
+from ..facts.inject import inject_facts
 from ..models import Session, Turn
+from ..providers import Embedder
+from ..sessions import check_id, session_from_row
+from ..turns import turn_from_row
 from .models import ContextBlock, ContextConfig, ContextTurn, SearchHit
 from .reltime import relative_time
 from .scopes import Scope
-from .search import Searcher, native
-
-if TYPE_CHECKING:
-    from ..memory import GraphMemory
+from .search import Searcher
 
 __all__ = ["build_context", "context_for_session", "cosine", "render_context"]
 
@@ -211,7 +215,7 @@ def _summary_text(h: SearchHit, limit: int, *, tools: bool) -> str:
 
 
 def render_context(block: ContextBlock, config: ContextConfig, dropped: dict[str, int]) -> str:
-    """Render the sections (seed 004 §3) within the budget; items that do not fit are removed from
+    """Render the sections within the budget; items that do not fit are removed from
     the block too, so the JSON and the text always agree."""
     budget = config.budget_chars
     out: list[str] = []
@@ -300,10 +304,20 @@ def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 3)
 
 
-def context_for_session(mem: GraphMemory, session_id: str, message: str,
-                        config: ContextConfig | None = None) -> ContextBlock:
-    """:meth:`GraphMemory.build_context`: read the session state, embed the message once, inject facts
-    and search concurrently, then assemble.
+def context_for_session(
+    db: Database,
+    searcher: Searcher,
+    session_id: str,
+    message: str,
+    config: ContextConfig | None = None,
+    *,
+    embedder: Embedder | None = None,
+    deferred: DeferredWrites | None = None,
+    redact: bool = True,
+) -> ContextBlock:
+    """:meth:`GraphMemory.build_context`: read the session state, embed the message once (with
+    ``embedder``), inject facts and search (with ``searcher``) concurrently, then assemble. The
+    injection's log goes to ``deferred`` when given (redacted when ``redact``).
 
     Critical path: max(state read, message embedding) + max(search, fact injection) + assembly;
     the injection's candidates are read while the message is embedded.
@@ -311,35 +325,29 @@ def context_for_session(mem: GraphMemory, session_id: str, message: str,
     calls, unrolled level-1 summaries: one round trip), ``embed``, ``search``, ``facts`` (the
     injection, in its own thread), ``facts_wait`` (what the injection added after the search
     finished), ``assemble`` and ``total``."""
-    from ..memory import _check_id
-
     t0 = time.perf_counter()
     cfg = config or ContextConfig()
-    sid = _check_id(session_id, "session id")
+    sid = check_id(session_id, "session id")
     if not isinstance(message, str):
         raise InvalidInput("message must be a string")
     timings: dict[str, float] = {}
-    deferred = getattr(mem, "deferred", None)
     # the injection's Retrieval log (a commit of its own) is queued once the context is built, not
     # as soon as the facts are chosen, where it competed with the search for the CPU
     holding: AbstractContextManager[None] = nullcontext()
     if cfg.facts and message.strip() and deferred is not None:
         holding = deferred.held(sid)
     with holding:
-        return _context_for_session(mem, sid, message, cfg, timings, t0)
+        return _context_for_session(db, searcher, embedder, deferred, redact, sid, message, cfg, timings, t0)
 
 
-def _context_for_session(mem: GraphMemory, sid: str, message: str, cfg: ContextConfig,
-                         timings: dict[str, float], t0: float) -> ContextBlock:
-    from ..facts.inject import inject_facts
-    from ..facts.params import vector_param
-    from ..memory import _session_from_row, _turn_from_row
-
+def _context_for_session(db: Database, searcher: Searcher, embedder: Embedder | None,
+                         deferred: DeferredWrites | None, redact: bool, sid: str, message: str,
+                         cfg: ContextConfig, timings: dict[str, float], t0: float) -> ContextBlock:
     pool = _executor()
 
     def read_state() -> tuple[list[dict[str, Any]], float]:
         t1 = time.perf_counter()
-        rows = mem.db.read("context/state", sessionId=sid, recentLimit=max(0, cfg.recent_limit),
+        rows = db.read("context/state", sessionId=sid, recentLimit=max(0, cfg.recent_limit),
                            level1Limit=max(0, cfg.level1_limit), maxChars=cfg.item_max_chars)
         return rows, _ms(t1)
 
@@ -353,7 +361,8 @@ def _context_for_session(mem: GraphMemory, sid: str, message: str, cfg: ContextC
             t1 = time.perf_counter()
             try:
                 # the Retrieval log is written in the background: the context does not wait for its commit
-                inj = inject_facts(mem, sid, message, vector=qvec_ready.result, log="deferred")
+                inj = inject_facts(db, sid, message, embedder=embedder, deferred=deferred, redact=redact,
+                                   vector=qvec_ready.result, log="deferred")
             except GraphMemError as e:  # facts are a bonus: never lose the rest of the context
                 return [], None, f"fact injection failed: {e}", _ms(t1)
             items = [{**i.fact.to_dict(), "reason": i.reason, "score": i.score} for i in inj.items]
@@ -363,10 +372,10 @@ def _context_for_session(mem: GraphMemory, sid: str, message: str, cfg: ContextC
 
     qvec: list[float] | None = None
     try:
-        if mem.embedder is not None and message.strip() and (cfg.mode != "text" or cfg.facts):
+        if embedder is not None and message.strip() and (cfg.mode != "text" or cfg.facts):
             t1 = time.perf_counter()
             try:
-                qvec = vector_param(mem.embedder.embed_one(message))
+                qvec = vector_param(embedder.embed_one(message))
             except Exception:  # the search retries and reports it as a text-only warning
                 qvec = None
             timings["embed"] = _ms(t1)
@@ -379,12 +388,12 @@ def _context_for_session(mem: GraphMemory, sid: str, message: str, cfg: ContextC
             facts_future.cancel()
         raise SessionNotFound(sid)
     row = rows[0]
-    session = Session(**_session_from_row(row["session"]))
+    session = session_from_row(row["session"])
     recent: list[Turn] = []
     recent_vectors: dict[str, list[float]] = {}
     used = 0
     for r in row["recent"]:  # newest first: keep what fits in recent_max_chars (the newest always)
-        t = _turn_from_row(r, r.get("toolCalls") or [])
+        t = turn_from_row(r, r.get("toolCalls") or [])
         if recent and used + t.char_count > cfg.recent_max_chars:
             break
         recent.append(t)
@@ -406,7 +415,7 @@ def _context_for_session(mem: GraphMemory, sid: str, message: str, cfg: ContextC
         return items
 
     t1 = time.perf_counter()
-    block = build_context(mem.searcher(), session, recent, list(row["level1"]), message, cfg,
+    block = build_context(searcher, session, recent, list(row["level1"]), message, cfg,
                           recent_vectors=recent_vectors, timings=timings, query_vector=qvec,
                           pending_facts=pending_facts)
     timings["assemble"] = round(_ms(t1) - timings.get("search", 0.0) - timings.get("facts_wait", 0.0), 3)

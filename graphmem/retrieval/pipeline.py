@@ -127,7 +127,7 @@ def reindex(
 
 def _reembed_facts(db: Database, embedder: Embedder, *, batch: int) -> int:
     """Give every current fact a vector of ``embedder`` (retired ones lose theirs); returns how many."""
-    from ..facts.params import vector_param
+    from ..db.params import vector_param
 
     after, done = "", 0
     while True:

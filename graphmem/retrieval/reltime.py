@@ -1,11 +1,11 @@
-"""Relative time for memories: "3 days ago" / "il y a 3 jours" (seed 002's timeAgo)."""
+"""Relative time for memories: "3 days ago" / "il y a 3 jours"; ``relative`` for listings."""
 
 from __future__ import annotations
 
 import os
 from datetime import UTC, datetime
 
-__all__ = ["SUPPORTED_LOCALES", "locale_from_env", "relative_time"]
+__all__ = ["SUPPORTED_LOCALES", "locale_from_env", "relative", "relative_time"]
 
 SUPPORTED_LOCALES = ("en", "fr")
 
@@ -47,3 +47,16 @@ def relative_time(ts: datetime, now: datetime | None = None, locale: str = "en")
         return f"dans {n} {word}" if future else f"il y a {n} {word}"
     word = unit if n == 1 else unit + "s"
     return f"in {n} {word}" if future else f"{n} {word} ago"
+
+
+def relative(ts: datetime | None, now: datetime | None = None) -> str:
+    """'3 minutes ago' style, for listings."""
+    if ts is None:
+        return "-"
+    now = now or datetime.now(ts.tzinfo)
+    secs = max(0, int((now - ts).total_seconds()))
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if secs >= size:
+            n = secs // size
+            return f"{n} {unit}{'s' if n != 1 else ''} ago"
+    return "just now"

@@ -32,20 +32,20 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from ..db import Database
 from ..errors import DatabaseError, InvalidInput
 from ..providers import Embedder
-from .fusion import combsum, max_rrf_score, rrf
+from .fusion import combsum, rrf
+from .hits import Candidate, SearchRun, hydrate, ms_since
 from .lucene import build_query, query_terms
 from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
-from .reltime import relative_time
 from .scopes import Scope, parse_scope
 
-__all__ = ["DEFAULT_LEVELS", "Candidate", "Searcher", "check_levels", "native"]
+__all__ = ["DEFAULT_LEVELS", "Candidate", "Searcher", "check_levels"]
 
 log = logging.getLogger("graphmem.retrieval")
 
@@ -68,26 +68,10 @@ SESSION_DOC_SCOPE_FIELD: dict[str, str | None] = {
 
 
 @dataclass
-class Candidate:
-    """A candidate from one source before fusion."""
-
-    id: str
-    kind: str
-    score: float
-
-
-@dataclass
 class _Counts:
     turns: int
     summaries: int
     at: float
-
-
-@dataclass
-class _Run:
-    strategy: dict[str, Any] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
 
 
 def check_levels(levels: Iterable[int]) -> list[int]:
@@ -95,16 +79,6 @@ def check_levels(levels: Iterable[int]) -> list[int]:
     if not out or any(not isinstance(x, int) or isinstance(x, bool) or x < 0 for x in out):
         raise InvalidInput("levels must be a non-empty list of integers >= 0 (0 = turns, 1+ = summaries)")
     return out
-
-
-def _ms(t0: float) -> float:
-    return round((time.perf_counter() - t0) * 1000, 3)
-
-
-def native(value: Any) -> Any:
-    """neo4j.time values -> datetime; anything else unchanged."""
-    to_native = getattr(value, "to_native", None)
-    return to_native() if callable(to_native) else value
 
 
 _search_pool: ThreadPoolExecutor | None = None
@@ -167,7 +141,7 @@ class Searcher:
             raise InvalidInput(f"k must be an integer between 1 and {MAX_K}")
         sc = parse_scope(scope)
         lv = check_levels(levels)
-        run = _Run()
+        run = SearchRun()
         result = SearchResult(query=query, mode=mode, effective_mode=mode, scope=str(sc), levels=lv)
         if not query_terms(query):
             return result  # nothing searchable (empty, only punctuation or control characters)
@@ -204,7 +178,7 @@ class Searcher:
         result.hits = hits
         result.warnings = run.warnings
         result.strategy = run.strategy
-        run.timings["total"] = _ms(t_start)
+        run.timings["total"] = ms_since(t_start)
         result.timings_ms = run.timings
         return result
 
@@ -233,7 +207,7 @@ class Searcher:
 
     # -- pieces ----------------------------------------------------------------------------
     def _query_vector(
-        self, query: str, vector: Sequence[float] | None, run: _Run
+        self, query: str, vector: Sequence[float] | None, run: SearchRun
     ) -> tuple[list[float] | None, str | None]:
         t0 = time.perf_counter()
         try:
@@ -247,7 +221,7 @@ class Searcher:
             log.warning("query embedding failed: %s", e)
             return None, f"embedder unavailable ({type(e).__name__}: {e}): text-only search"
         finally:
-            run.timings["embed"] = _ms(t0)
+            run.timings["embed"] = ms_since(t0)
         if self.dimensions is not None and len(vec) != self.dimensions:
             return None, (
                 f"the query vector has {len(vec)} dimensions but the database is indexed with {self.dimensions}: "
@@ -257,7 +231,7 @@ class Searcher:
             return None, "the query has no embedding (all zeros): text-only search"
         return vec, None
 
-    def _vector(self, vec: list[float], scope: Scope, levels: list[int], depth: int, run: _Run) -> list[Candidate]:
+    def _vector(self, vec: list[float], scope: Scope, levels: list[int], depth: int, run: SearchRun) -> list[Candidate]:
         t0 = time.perf_counter()
         cfg = self.config
         summary_levels = [x for x in levels if x >= 1]
@@ -269,7 +243,7 @@ class Searcher:
         run.strategy["vector"] = info
         if size == 0:
             info["strategy"] = "empty-scope"
-            run.timings["vector"] = _ms(t0)
+            run.timings["vector"] = ms_since(t0)
             return []
         base: dict[str, Any] = {"vector": vec, "turnK": turn_k, "summaryK": summary_k}
         if scope.value is not None:
@@ -322,7 +296,7 @@ class Searcher:
                 rows = half(bool(turn_k))
         else:
             rows = self._overfetch(scope, base, levels, n_turns, n_summaries, info)
-        run.timings["vector"] = _ms(t0)
+        run.timings["vector"] = ms_since(t0)
         cands = [Candidate(r["id"], r["kind"], float(r["cosine"])) for r in rows]
         cands.sort(key=lambda c: -c.score)
         info["candidates"] = len(cands)
@@ -383,7 +357,7 @@ class Searcher:
             else:
                 need["summary"] = 0
 
-    def _text(self, query: str, scope: Scope, levels: list[int], depth: int, run: _Run) -> list[Candidate]:
+    def _text(self, query: str, scope: Scope, levels: list[int], depth: int, run: SearchRun) -> list[Candidate]:
         t0 = time.perf_counter()
         cfg = self.config
         lucene = build_query(
@@ -394,7 +368,7 @@ class Searcher:
         run.strategy["text"] = info
         if lucene is None:
             info["strategy"] = "no-terms"
-            run.timings["text"] = _ms(t0)
+            run.timings["text"] = ms_since(t0)
             return []
         session_query = None
         if cfg.session_weight > 0:
@@ -421,7 +395,7 @@ class Searcher:
         sessions = {r["sessionId"]: float(r["score"]) for r in (rows[0]["sessions"] if rows else [])}
         info.update({"strategy": "lucene", "fetch": fetch, "rounds": rounds, "candidates": len(hits),
                      "sessions": len(sessions)})
-        run.timings["text"] = _ms(t0)
+        run.timings["text"] = ms_since(t0)
         cands = [
             Candidate(h["id"], h["kind"], float(h["score"]) + cfg.session_weight * sessions.get(h["sessionId"], 0.0))
             for h in hits
@@ -462,74 +436,6 @@ class Searcher:
         with_embeddings: bool,
         locale: str,
         now: datetime | None,
-        run: _Run,
+        run: SearchRun,
     ) -> list[SearchHit]:
-        if not ranked:
-            return []
-        t0 = time.perf_counter()
-        cfg = self.config
-        scores = {s: {c.id: c.score for c in lst} for s, lst in lists.items()}
-        rows = self.db.read(
-            "search/hydrate",
-            turnIds=[d for d, kind, _, _ in ranked if kind == "turn"],
-            summaryIds=[d for d, kind, _, _ in ranked if kind == "summary"],
-            maxChars=cfg.max_chars,
-            withEmbedding=with_embeddings,
-        )
-        items = {r["item"]["id"]: (r["kind"], r["item"]) for r in rows}
-        now = now or datetime.now(UTC)
-        best_text = max(scores.get("text", {}).values(), default=1.0) or 1.0
-        top = max_rrf_score({"vector": cfg.vector_weight, "text": cfg.text_weight}, cfg.rrf_k)
-        hits: list[SearchHit] = []
-        for d, kind, score, ranks in ranked:
-            if d not in items:
-                continue  # deleted between the candidate query and now
-            _, it = items[d]
-            if not scope.contains(it.get("sessionId"), it.get("cwd"), it.get("projectPath")):
-                log.error("dropped a hit outside the scope %s: %s", scope, d)  # never expected
-                continue
-            vscore = scores.get("vector", {}).get(d)
-            tscore = scores.get("text", {}).get(d)
-            if mode == "hybrid" and cfg.fusion == "combsum":
-                relevance = score / (max(cfg.vector_weight, 0) + max(cfg.text_weight, 0) or 1.0)
-            elif mode == "hybrid":
-                relevance = score / top
-            elif mode == "semantic":
-                relevance = max(0.0, min(1.0, score))
-            else:
-                relevance = score / best_text
-            ts = native(it.get("timestamp"))
-            hit = SearchHit(
-                kind="turn" if kind == "turn" else "summary",
-                id=d,
-                level=0 if kind == "turn" else int(it.get("level") or 0),
-                score=round(score, 6),
-                relevance=round(relevance, 4),
-                vector_score=None if vscore is None else round(vscore, 6),
-                text_score=None if tscore is None else round(tscore, 6),
-                vector_rank=ranks.get("vector"),
-                text_rank=ranks.get("text"),
-                session_id=it.get("sessionId") or "",
-                cwd=it.get("cwd") or "",
-                project_path=it.get("projectPath") or "",
-                timestamp=ts,
-                relative_time=relative_time(ts, now, locale) if isinstance(ts, datetime) else "",
-            )
-            if kind == "turn":
-                hit.index = it.get("index")
-                hit.user_message = it.get("userMessage") or ""
-                hit.assistant_message = it.get("assistantMessage") or ""
-                hit.tools = list(dict.fromkeys(it.get("tools") or []))
-                hit.truncated = (it.get("userChars") or 0) > cfg.max_chars or (it.get("assistantChars") or 0) > cfg.max_chars
-            else:
-                hit.text = it.get("text") or ""
-                hit.key_findings = list(it.get("keyFindings") or [])
-                hit.files_mentioned = list(it.get("filesMentioned") or [])
-                hit.tools_used = list(it.get("toolsUsed") or [])
-                hit.topics = list(it.get("topics") or [])
-                hit.truncated = (it.get("textChars") or 0) > cfg.max_chars
-            if with_embeddings and it.get("embedding") is not None:
-                hit._embedding = [float(x) for x in it["embedding"]]
-            hits.append(hit)
-        run.timings["hydrate"] = _ms(t0)
-        return hits
+        return hydrate(self.db, self.config, ranked, lists, scope, mode, with_embeddings, locale, now, run)

@@ -17,8 +17,9 @@ opened in the hook process when no daemon runs).
   turns it off).
 
 Opt-out: a ``.graphmem-ignore`` file (in the directory or a parent up to the git root) or
-``#nomem`` in the prompt. Only redacted text is stored or spooled (the parsers redact; the
-transcript-less Gemini path calls :func:`~graphmem.integrations.redact_turn`).
+``#nomem`` in the prompt. Secrets never reach the store or the spool: the store redacts every
+turn it writes (once: the transcripts are read without redaction), and turns that go to the spool
+are redacted before they are written there.
 """
 
 from __future__ import annotations
@@ -35,8 +36,17 @@ from typing import Any
 
 from ..activity import ForegroundSignal
 from ..config import DEFAULT_HOOK_REPLAY_SECONDS, Settings
-from ..db import Database
-from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError, InvalidInput, InvalidSettings, SessionNotFound
+from ..db import Database, managed_server
+from ..errors import (
+    ConfigError,
+    DatabaseError,
+    DatabaseUnavailable,
+    GraphMemError,
+    InvalidInput,
+    InvalidSettings,
+    ServerError,
+    SessionNotFound,
+)
 from ..integrations import (
     MAX_CONTEXT_CHARS,
     HookInput,
@@ -51,6 +61,9 @@ from ..integrations import (
 from ..memory import GraphMemory
 from ..models import Session, TurnIn
 from ..paths import find_project_root, normalize_cwd
+from ..retrieval import ContextConfig
+from ..retrieval import build_context as assemble_context
+from ..retrieval.reltime import relative
 from .client import home_dir
 from .cursors import CursorStore
 from .spool import ReplayResult, Spool, SpoolError
@@ -96,9 +109,6 @@ class IngestResult:
 
 def open_hook_database(settings: Settings) -> Database:
     """The configured Neo4j with hook-sized timeouts (a managed server is never started here)."""
-    from ..db import managed_server
-    from ..errors import ConfigError, ServerError
-
     timeout = min(settings.connect_timeout, HOOK_CONNECT_TIMEOUT)
     if settings.neo4j_uri:
         if settings.neo4j_password is None:
@@ -242,9 +252,6 @@ class HookService:
 
     # -- UserPromptSubmit / BeforeAgent --------------------------------------------------------
     def prompt(self, tool: str, inp: HookInput, reply: HookReply | None = None) -> str:
-        from ..retrieval import ContextConfig
-        from ..retrieval import build_context as assemble_context
-
         prompt = inp.prompt or ""
         if not inp.session_id or not inp.cwd or not prompt.strip():
             return ""
@@ -270,8 +277,6 @@ class HookService:
 
     # -- SessionStart --------------------------------------------------------------------------
     def session_start(self, tool: str, inp: HookInput) -> str:
-        from ..cli.common import relative
-
         if not self.brief or not inp.cwd or is_ignored_dir(inp.cwd):
             return ""
         mem = self.ready(self._memory())
@@ -310,8 +315,9 @@ class HookService:
             raise InvalidInput(f"no readable transcript_path in the {inp.hook_event_name or 'Stop'} hook input")
         with self._ingest_lock(f"{tool}\x00{os.path.realpath(path)}"), self.cursors.lock(tool, path):
             cursor = self.cursors.get(tool, path)
+            # not redacted here: the store redacts what it writes, and the spool what it keeps
             session = read_new(path, cursor, agent=tool, final=final, cwd=inp.cwd or None,
-                               session_id=inp.session_id or None, last_assistant_message=last)
+                               session_id=inp.session_id or None, last_assistant_message=last, redact=False)
             cwd = inp.cwd or session.cwd
             if cwd and is_ignored_dir(cwd):
                 self.cursors.put(tool, path, session.cursor, session_id=session.session_id)
@@ -330,12 +336,12 @@ class HookService:
         ts = str((inp.model_extra or {}).get("timestamp") or getattr(inp, "timestamp", "") or "")
         source_id = "afteragent:" + hashlib.sha1(f"{ts}\x00{prompt}".encode("utf-8", "surrogatepass"),
                                                  usedforsecurity=False).hexdigest()[:20]
-        turn = redact_turn(TurnIn(user_message=prompt, assistant_message=answer, source_id=source_id))
+        turn = TurnIn(user_message=prompt, assistant_message=answer, source_id=source_id)
         session = ImportedSession(agent=tool, session_id=inp.session_id, cwd=inp.cwd, turns=[turn])
         return self.ingest(session, cwd=inp.cwd, agent=tool)
 
     def ingest(self, session: ImportedSession, *, cwd: str | None, agent: str) -> IngestResult:
-        """Store a session's (redacted) turns, replaying the spool first to keep the order (for at
+        """Store a session's turns (the store redacts them), replaying the spool first to keep the order (for at
         most ``replay_seconds``). The turns are spooled instead, behind the older entries, when
         Neo4j is unreachable, when spooled entries are left (budget spent, or another process is
         replaying), with the reason in ``spool_reason`` (:class:`SpoolError` if spooling fails)."""
@@ -376,6 +382,9 @@ class HookService:
             detail = _short(e)
         if reason is not None:
             log.info("spooling %d turn(s) of %s: %s", len(session.turns), session.session_id, detail or reason)
+            # the spool keeps redacted text only (its replay goes through the store, which finds
+            # nothing left to redact)
+            entry_args["turns"] = [redact_turn(t) for t in session.turns]
             self.spool.append(Spool.make_entry(**entry_args))
             res.spooled = len(session.turns)
             res.spool_reason = reason

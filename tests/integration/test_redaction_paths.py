@@ -1,4 +1,4 @@
-"""Secret redaction on every path that stores text (issue #8): turns and tool calls (library,
+"""Secret redaction on every path that stores text : turns and tool calls (library,
 bulk import, CLI, Stop hook and spool), summaries (extractive from redacted input, and an LLM
 summarizer that answers with a secret), facts (remember, CLI, MCP tool, LLM extraction), the
 retrieval log's message preview, and exports. After each path, every string property of every
@@ -10,6 +10,7 @@ import contextlib
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -117,7 +118,7 @@ def test_facts_remember_mcp_cli_and_extraction(memory: GraphMemory, namespace: s
                          "ttl": None, "scope": "project"}]}
     with FakeOpenAIServer(summary=answer) as server:
         extractor = FactExtractor("gpt-4o-mini", api_key=server.api_key, base_url=server.base_url)
-        results = extract_facts_from_turn(memory, turn.id, extractor)
+        results = extract_facts_from_turn(memory.db, turn.id, extractor, embedder=memory.embedder)
         extractor.close()
     assert results and "[REDACTED:" in results[0].fact.content
     assert _scan(memory.db, namespace) == []
@@ -159,3 +160,32 @@ def test_stop_hook_spool_replay_and_export(memory: GraphMemory, namespace: str, 
     for fmt in ("json", "graphml", "gexf"):
         text = graph_to_text(export_graph(memory.db, session_id=sid), fmt)  # type: ignore[arg-type]
         assert "REDACTED" in text and _leaks(text) == []
+
+
+def test_the_stop_hook_redacts_each_turn_once(memory: GraphMemory, namespace: str, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hook path stores redacted turns, redacted once: by the store, not also by the parser."""
+    import graphmem.integrations._common as parsing
+    import graphmem.turns as turns_mod
+
+    calls = {"parser": 0, "store": 0}
+
+    def counted(where: str, fn: Any) -> Any:
+        def wrapper(*args: Any, **kw: Any) -> Any:
+            calls[where] += 1
+            return fn(*args, **kw)
+
+        return wrapper
+
+    monkeypatch.setattr(parsing, "redact_turn_with_kinds", counted("parser", parsing.redact_turn_with_kinds))
+    monkeypatch.setattr(turns_mod, "redact_turn", counted("store", turns_mod.redact_turn))
+    _t, lines, sid, cwd = claude_file(tmp_path, namespace, n_turns=3)
+    lines = [ln.replace("Can you look at why", f"Can you look at why ({' '.join(SECRETS)}) ") for ln in lines]
+    path = tmp_path / f"{sid}.jsonl"
+    write_lines(path, lines)
+    svc = HookService(tmp_path / "home", lambda: GraphMemory(memory.db))
+    reply = svc.handle("claude-code", json.dumps(stop_payload(sid, path, cwd)))
+    assert not reply.stderr, reply.stderr
+    stored = memory.load_session(sid).turns
+    assert stored and calls == {"parser": 0, "store": len(stored)}
+    assert _scan(memory.db, namespace, [sid]) == []

@@ -73,7 +73,7 @@ def test_store_and_load_round_trip(memory: GraphMemory, namespace: str) -> None:
     assert detail.turns[0].timestamp == base
     assert detail.last_activity_at == base + timedelta(minutes=len(DEMO_TURNS) - 1)
     # NEXT chain is linear and complete
-    rows = memory.db.read("sessions/turns", id=s.id)
+    rows = memory.db.read("turns/of_session", id=s.id)
     assert len(rows) == len(DEMO_TURNS)
 
 

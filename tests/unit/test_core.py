@@ -17,10 +17,10 @@ from graphmem.paths import find_project_root, normalize_cwd
 
 def test_loader_reads_files_and_params() -> None:
     names = cypher.all_names()
-    assert "turns/store" in names and "sessions/create" in names
+    assert "turns/append" in names and "sessions/create" in names
     assert cypher.params("sessions/get") == {"id"}
     # parameters inside strings and comments are not parameters
-    assert "autoint" not in " ".join(cypher.params("turns/store"))
+    assert "autoint" not in " ".join(cypher.params("turns/append"))
     with pytest.raises(CypherError):
         cypher.query("no/such_query")
     with pytest.raises(CypherError):

@@ -11,7 +11,7 @@ from graphmem.errors import InvalidInput, ProviderError
 from graphmem.facts import FACT_TYPES, Scope, parse_ttl
 from graphmem.facts.extract import _parse
 from graphmem.facts.model import containment, content_key, words
-from graphmem.facts.settings import SETTINGS_HELP, _coerce
+from graphmem.facts.tuning import TUNING_HELP, _coerce
 
 
 def test_types_and_default_importance() -> None:
@@ -71,7 +71,7 @@ def test_setting_values_are_typed_and_checked() -> None:
     for key, bad in (("injection.min_score", "1.5"), ("injection.max_results", "-1"), ("injection.enabled", "maybe")):
         with pytest.raises(InvalidInput):
             _coerce(key, bad)
-    assert "facts.dedup_threshold" in SETTINGS_HELP
+    assert "facts.dedup_threshold" in TUNING_HELP
 
 
 def test_llm_answer_parsing_is_lenient() -> None:

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from graphmem.integrations import Redactor, redact, redact_turn, redact_value
-from graphmem.integrations.redaction import redact_turn_with_kinds
 from graphmem.models import ToolCallIn, TurnIn
+from graphmem.redaction import redact_turn_with_kinds
 
 # (expected kind, text) -- all values are fake but have the real formats.
 SECRETS: list[tuple[str, str]] = [

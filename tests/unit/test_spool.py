@@ -15,11 +15,11 @@ import pytest
 from graphmem.config import Settings
 from graphmem.errors import DatabaseUnavailable, InvalidInput
 from graphmem.integrations import ReadCursor
-from graphmem.memory import ImportResult
 from graphmem.models import Session, TurnIn
 from graphmem.runtime.client import env_key, event_kind, socket_path
 from graphmem.runtime.cursors import CursorStore
 from graphmem.runtime.spool import Spool, SpoolError
+from graphmem.turns import ImportResult
 
 
 @dataclass

@@ -1,35 +1,5 @@
-"""The summarizer worker: embeds pending turns, writes level-1 summaries, rolls summaries up.
-
-Run it as ``graphmem worker run`` (foreground; any number of them, on any number of machines) or
-in a library process with :meth:`SummaryWorker.start_thread`. Everything it shares with other
-workers lives in Neo4j:
-
-**Planning.** For each session with pending turns, a planner takes the write lock of the
-session's ``(:SummaryCursor {key: "<session>|<level>"})`` (MERGEd on a unique key), reads the
-children after the cursor, groups them (:mod:`graphmem.hierarchy`), creates one
-``(:SummaryJob)`` per group and moves the cursor past them, all in one transaction: planners of
-the same (session, level) are serialised and never queue the same child twice (a job's
-``coverKey`` is unique as well). Roll-ups are planned the same way once a level's open summaries
-pass its threshold.
-
-**Claiming.** A claim transaction locks candidate jobs (sorted ids, so claimers cannot deadlock),
-re-reads them and takes those still claimable: ``ready`` ones whose backoff has passed and
-``running`` ones whose lease expired. A claimed job gets ``state: 'running'``, the worker's id, a
-fresh random ``token`` and ``leaseUntil`` (server clock, so machines' clocks do not matter).
-
-**Writing.** One transaction per job: lock the job, check that the token is still ours and that
-no child is covered yet, create the summary with its ``SUMMARIZES`` and ``HAS_SUMMARY`` relations,
-mark the children (turns ``summaryState: 'done'``), and delete the job. A worker killed at any
-point leaves either nothing or the whole summary; its job is taken again after the lease. The
-database enforces the rest: each child has at most one parent (``SUMMARIZES {childId}`` is
-unique) and a summary's ``coverKey`` is unique, so no summary is ever written twice for the same
-children even by a worker whose lease silently expired.
-
-**Failing.** An exception while summarizing or writing counts an error and puts the job back with
-exponential backoff; after ``max_attempts`` errors (or ``max_lost_leases`` expired leases: a job
-that keeps killing its worker) it stays ``failed`` with its last error, shown by
-``graphmem worker status`` until ``graphmem worker retry-failed``.
-"""
+"""The worker's loop: embed pending turns and summaries, plan jobs, claim them, summarize, write
+(see :mod:`graphmem.worker`)."""
 
 from __future__ import annotations
 
@@ -40,21 +10,18 @@ import socket
 import threading
 import time
 import uuid
-from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from .activity import ForegroundSignal
-from .config import Settings
-from .db import Database
-from .db.client import Tx
-from .embedding import embed_pending_summaries, embed_pending_turns, scope_params
-from .errors import DatabaseError, DatabaseUnavailable, GraphMemError
-from .hierarchy import PlanChild, cover_key, plan_level1, plan_rollup, rollup_threshold
-from .models import ConversationSummary
-from .providers import (
+from ..activity import ForegroundSignal
+from ..db import Database
+from ..db.client import Tx
+from ..embedding import embed_pending_summaries, embed_pending_turns
+from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError
+from ..facts import delete_expired_facts, index_pending_vectors
+from ..hierarchy import PlanChild, cover_key, plan_level1, plan_rollup, rollup_threshold
+from ..models import ConversationSummary
+from ..providers import (
     Embedder,
     ExtractiveSummarizer,
     Summarizer,
@@ -62,198 +29,14 @@ from .providers import (
     ToolCallForSummary,
     TurnForSummary,
 )
+from ..redaction import redact
+from ..retrieval.pipeline import expand_context
+from .config import WorkerConfig, WorkerStats
+from .queue import ClaimedJob, JobLeases, LeaseLost, NothingToDo
 
-__all__ = [
-    "DEFAULT_LLM_BATCH_CHARS",
-    "ClaimedJob",
-    "SummaryWorker",
-    "WorkerConfig",
-    "WorkerStats",
-    "WorkerStatus",
-    "WorkerThread",
-    "retry_failed_jobs",
-    "worker_status",
-]
+__all__ = ["SummaryWorker", "WorkerThread"]
 
 log = logging.getLogger("graphmem.worker")
-
-DEFAULT_LLM_BATCH_CHARS = 1500
-"""Level-1 batching with an LLM summarizer when not configured: consecutive turns totalling at most
-this many raw characters share one summary (one LLM call)."""
-
-
-@dataclass(frozen=True)
-class WorkerConfig:
-    """How a worker groups, claims and retries (defaults = :class:`~graphmem.config.Settings`)."""
-
-    batch_chars: int = 0
-    """Level-1 batching: 0 = one summary per turn (the default with the extractive summarizer)."""
-    batch_max_turns: int = 8
-    batch_wait_seconds: float = 60.0
-    """An open batch is closed once its newest turn is this old (the conversation paused)."""
-    rollup_threshold_chars: int = 5000
-    rollup_growth: float = 4.0
-    rollup_min_children: int = 2
-    rollup_max_children: int = 64
-    lease_seconds: float = 120.0
-    max_attempts: int = 5
-    max_lost_leases: int = 25
-    retry_base_seconds: float = 5.0
-    retry_max_seconds: float = 900.0
-    claim_batch: int = 4
-    poll_seconds: float = 1.0
-    embed_batch: int = 64
-    plan_limit: int = 500
-    """Children read per planning transaction."""
-    sessions_per_round: int = 100
-    input_max_chars: int = 20_000
-    """Characters of each message given to the summarizer (long pastes are cut)."""
-    tool_max_chars: int = 2_000
-    gc_every_seconds: float = 600.0
-    context_window: int = 2
-    """Neighbouring turns written into each embedded turn's ``contextText`` (0 = off)."""
-    duty_cycle: float = 1.0
-    """Fraction of wall time spent working while there is work: below 1 the worker pauses after each
-    job (``job time * (1 / duty_cycle - 1)``) to leave CPU to interactive writers and readers."""
-    yield_seconds: float = 0.25
-    """Take no new job (and start no embedding batch) while a foreground call on this machine
-    (store_turn, search, build_context) ran less than this long ago (see :mod:`graphmem.activity`;
-    0 = never yield)."""
-    max_yield_seconds: float = 2.0
-    """Yield at most this long in a row, so a busy foreground slows the worker but never stops it."""
-    test_delay_seconds: float = 0.0
-    scope: str | None = None
-    """Only work on sessions of this directory and below (a normalised path); None = all."""
-
-    def scope_params(self) -> dict[str, str | None]:
-        return scope_params(self.scope)
-
-    @classmethod
-    def from_settings(cls, settings: Settings, *, llm: bool | None = None, scope: str | None = None) -> WorkerConfig:
-        """From the settings; ``llm`` (default: ``settings.summarizer == "openai"``) picks the
-        level-1 batching default when ``summary_batch_chars`` is not set."""
-        if llm is None:
-            llm = settings.summarizer == "openai"
-        batch = settings.summary_batch_chars
-        if batch is None:
-            batch = DEFAULT_LLM_BATCH_CHARS if llm else 0
-        return cls(
-            batch_chars=batch,
-            batch_max_turns=settings.summary_batch_max_turns,
-            batch_wait_seconds=settings.summary_batch_wait_seconds,
-            rollup_threshold_chars=settings.rollup_threshold_chars,
-            rollup_growth=settings.rollup_growth,
-            rollup_min_children=settings.rollup_min_children,
-            rollup_max_children=settings.rollup_max_children,
-            lease_seconds=settings.worker_lease_seconds,
-            max_attempts=settings.worker_max_attempts,
-            max_lost_leases=settings.worker_max_lost_leases,
-            retry_base_seconds=settings.worker_retry_base_seconds,
-            retry_max_seconds=settings.worker_retry_max_seconds,
-            claim_batch=settings.worker_claim_batch,
-            duty_cycle=settings.worker_duty_cycle,
-            yield_seconds=settings.worker_yield_seconds,
-            poll_seconds=settings.worker_poll_seconds,
-            test_delay_seconds=settings.worker_test_delay_seconds,
-            scope=scope,
-        )
-
-    def backoff_seconds(self, errors: int) -> float:
-        """The wait before retrying a job that failed ``errors`` times (exponential, capped)."""
-        return float(min(self.retry_max_seconds, self.retry_base_seconds * 2 ** max(0, errors - 1)))
-
-
-@dataclass
-class WorkerStats:
-    """What one worker did (counters since it started)."""
-
-    summaries: Counter[int] = field(default_factory=Counter)
-    """Summaries written, by level."""
-    turns_summarized: int = 0
-    jobs_planned: int = 0
-    errors: int = 0
-    jobs_failed: int = 0
-    jobs_lost: int = 0
-    """Jobs whose lease another worker took over before this one wrote them (nothing written)."""
-    jobs_dropped: int = 0
-    """Jobs with nothing left to do (session deleted, children already summarized)."""
-    turns_embedded: int = 0
-    summaries_embedded: int = 0
-    yielded_seconds: float = 0.0
-    """Time spent waiting for foreground calls on this machine (see :mod:`graphmem.activity`)."""
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    summarize_seconds: float = 0.0
-    write_seconds: float = 0.0
-    started: float = field(default_factory=time.monotonic)
-
-    @property
-    def summaries_written(self) -> int:
-        return sum(self.summaries.values())
-
-    def elapsed(self) -> float:
-        return max(1e-9, time.monotonic() - self.started)
-
-    def as_dict(self) -> dict[str, Any]:
-        secs = self.elapsed()
-        return {
-            "summaries": self.summaries_written,
-            "summaries_by_level": {str(k): v for k, v in sorted(self.summaries.items())},
-            "turns_summarized": self.turns_summarized,
-            "turns_per_second": round(self.turns_summarized / secs, 2),
-            "jobs_planned": self.jobs_planned,
-            "errors": self.errors,
-            "jobs_failed": self.jobs_failed,
-            "jobs_lost": self.jobs_lost,
-            "jobs_dropped": self.jobs_dropped,
-            "turns_embedded": self.turns_embedded,
-            "summaries_embedded": self.summaries_embedded,
-            "yielded_seconds": round(self.yielded_seconds, 3),
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "cost_usd": round(self.cost_usd, 6),
-            "summarize_seconds": round(self.summarize_seconds, 3),
-            "write_seconds": round(self.write_seconds, 3),
-            "elapsed_seconds": round(secs, 3),
-        }
-
-
-@dataclass(frozen=True)
-class ClaimedJob:
-    """A job this worker holds a lease on."""
-
-    id: str
-    session_id: str
-    level: int
-    child_ids: tuple[str, ...]
-    cover_key: str
-    token: str
-    attempts: int
-    errors: int
-    lost_leases: int
-
-    @classmethod
-    def from_row(cls, row: dict[str, Any], token: str) -> ClaimedJob:
-        return cls(
-            id=row["id"],
-            session_id=row["sessionId"],
-            level=int(row["level"]),
-            child_ids=tuple(row["childIds"] or ()),
-            cover_key=row["coverKey"],
-            token=token,
-            attempts=int(row["attempts"] or 0),
-            errors=int(row["errors"] or 0),
-            lost_leases=int(row["lostLeases"] or 0),
-        )
-
-
-class _Lost(Exception):
-    """The job is no longer ours (taken over after our lease expired, or deleted)."""
-
-
-class _Drop(Exception):
-    """The job has nothing left to do: roll back and delete it."""
 
 
 def _default_owner() -> str:
@@ -262,8 +45,6 @@ def _default_owner() -> str:
 
 def _props(result: SummaryResult) -> dict[str, Any]:
     """The summary node's properties; secrets an LLM summarizer wrote are redacted (its input was)."""
-    from .integrations.redaction import redact
-
     s = result.summary
 
     def clean(items: Sequence[str]) -> list[str]:
@@ -284,7 +65,7 @@ def _props(result: SummaryResult) -> dict[str, Any]:
     }
 
 
-class SummaryWorker:
+class SummaryWorker(JobLeases):
     """One worker: a loop of embed, plan, claim, summarize, write (see the module docstring)."""
 
     def __init__(
@@ -409,9 +190,7 @@ class SummaryWorker:
         if time.monotonic() - self._last_gc > self.config.gc_every_seconds:
             self._last_gc = time.monotonic()
             self.db.write("worker/orphans", limit=1000)
-            from .facts import delete_expired_facts, index_pending_vectors
-
-            expired = delete_expired_facts(self.db)  # seed 000's cron: expired facts are deleted
+            expired = delete_expired_facts(self.db)  # the periodic cleanup: expired facts are deleted
             if expired:
                 log.info("worker %s: deleted %d expired facts", self.owner, expired)
             indexed = index_pending_vectors(self.db)  # left pending by a process that stopped
@@ -449,7 +228,6 @@ class SummaryWorker:
         self.stats.turns_embedded += n
         if n:
             # document expansion for the lexical side (retrieval's contextText: the ±2 neighbours)
-            from .retrieval.pipeline import expand_context
 
             try:
                 expand_context(self.db, self.config.context_window, ids=embedded.ids)
@@ -544,115 +322,6 @@ class SummaryWorker:
 
         return self.db.transaction(work)
 
-    # -- claiming --------------------------------------------------------------------------
-    def claim(self, n: int) -> list[ClaimedJob]:
-        """Claim up to ``n`` jobs with a lease (one transaction)."""
-        if n <= 0:
-            return []
-        scope = self.config.scope_params()
-        # (a job deleted by a concurrent commit while this read runs comes back with a null id)
-        candidates = [
-            r["id"]
-            for r in self.db.read("worker/claimable_jobs", limit=n * 4, path=scope["path"], prefix=scope["prefix"])
-            if r["id"] is not None
-        ]
-        if not candidates:
-            return []
-        # workers that see the same queue spread over it instead of all fighting for its head
-        ids = sorted(self._rng.sample(candidates, min(n, len(candidates))))
-        token = uuid.uuid4().hex
-        lease_ms = int(self.config.lease_seconds * 1000)
-
-        def work(tx: Tx) -> list[dict[str, Any]]:
-            tx.run("worker/lock_jobs", ids=ids)
-            return tx.run("worker/claim_jobs", ids=ids, owner=self.owner, token=token, leaseMs=lease_ms)
-
-        rows = self.db.transaction(work)
-        jobs = [ClaimedJob.from_row(r["job"], token) for r in rows]
-        out: list[ClaimedJob] = []
-        for job in jobs:
-            if job.lost_leases >= self.config.max_lost_leases:
-                self._fail(job, f"its lease expired {job.lost_leases} times: the workers running it died or "
-                                "stalled (killed, out of memory?)", final=True)
-            else:
-                out.append(job)
-        return out
-
-    def _extend(self, jobs: Sequence[ClaimedJob]) -> None:
-        by_token: dict[str, list[str]] = {}
-        for j in jobs:
-            by_token.setdefault(j.token, []).append(j.id)
-        for token, ids in by_token.items():
-            self.db.write(
-                "worker/extend_leases", ids=sorted(ids), token=token, leaseMs=int(self.config.lease_seconds * 1000)
-            )
-
-    def _owned(self, tx: Tx, job: ClaimedJob) -> dict[str, Any] | None:
-        tx.run("worker/lock_jobs", ids=[job.id])
-        rows = tx.run("worker/job_owner", jobId=job.id, token=job.token)
-        return rows[0] if rows and rows[0]["owned"] else None
-
-    def _release(self, job: ClaimedJob) -> None:
-        def work(tx: Tx) -> None:
-            if self._owned(tx, job) is not None:
-                tx.run("worker/release_job", jobId=job.id)
-
-        self.db.transaction(work)
-
-    def _drop(self, job: ClaimedJob) -> None:
-        def work(tx: Tx) -> None:
-            if self._owned(tx, job) is not None:
-                tx.run("worker/drop_job", jobId=job.id)
-
-        self.db.transaction(work)
-        self.stats.jobs_dropped += 1
-
-    def _fail(self, job: ClaimedJob, error: str, *, final: bool = False) -> None:
-        cfg = self.config
-
-        def work(tx: Tx) -> str | None:
-            owned = self._owned(tx, job)
-            if owned is None:
-                return None
-            errors = int(owned["errors"] or 0) + 1
-            state = "failed" if final or errors >= cfg.max_attempts else "ready"
-            backoff = cfg.backoff_seconds(errors) * (0.75 + 0.25 * self._rng.random())
-            tx.run("worker/fail_job", jobId=job.id, error=error[:4000], state=state, backoffMs=int(backoff * 1000))
-            return state
-
-        self.stats.errors += 1
-        state = self.db.transaction(work)
-        if state is None:
-            self.stats.jobs_lost += 1
-        elif state == "failed":
-            self.stats.jobs_failed += 1
-            log.error("worker %s: job %s (level %d, session %s) failed for good: %s",
-                      self.owner, job.id, job.level, job.session_id, error)
-        else:
-            log.warning("worker %s: job %s failed (attempt %d), will retry: %s", self.owner, job.id, job.attempts, error)
-
-    # -- processing ------------------------------------------------------------------------
-    @contextmanager
-    def _lease_kept(self, job: ClaimedJob) -> Iterator[None]:
-        """Extend ``job``'s lease every third of a lease while the block runs (in a helper thread)."""
-        done = threading.Event()
-        interval = max(0.2, self.config.lease_seconds / 3)
-
-        def keep() -> None:
-            while not done.wait(interval):
-                try:
-                    self._extend([job])
-                except GraphMemError as e:
-                    log.warning("worker %s: could not extend the lease of job %s: %s", self.owner, job.id, e)
-
-        keeper = threading.Thread(target=keep, name=f"lease-{job.id}", daemon=True)
-        keeper.start()
-        try:
-            yield
-        finally:
-            done.set()
-            keeper.join(timeout=self.config.lease_seconds)
-
     def _contents(self, jobs: Sequence[ClaimedJob]) -> dict[str, dict[str, Any]]:
         """The children of these jobs (turns with tool calls, or summaries) by id, in two reads."""
         cfg = self.config
@@ -694,10 +363,10 @@ class SummaryWorker:
                 t1 = time.perf_counter()
                 linked = self._write(job, result)
                 self.stats.write_seconds += time.perf_counter() - t1
-        except _Lost:
+        except LeaseLost:
             self.stats.jobs_lost += 1
             return "lost"
-        except _Drop:
+        except NothingToDo:
             self._drop(job)
             return "dropped"
         except DatabaseUnavailable:
@@ -741,16 +410,16 @@ class SummaryWorker:
                 )
             if rows:
                 if int(rows[0]["linked"]) != len(child_ids):
-                    raise _Drop  # some children are gone: roll back, nothing to write
+                    raise NothingToDo  # some children are gone: roll back, nothing to write
                 return int(rows[0]["linked"])
             # nothing written: find out why (the job is locked, so this reads its committed state)
             guard = tx.run("summaries/guard", jobId=job.id, token=job.token, childIds=child_ids)
             if not guard or not guard[0]["owned"]:
-                raise _Lost
+                raise LeaseLost
             covered = int(guard[0]["covered"])
             if 0 < covered < len(child_ids):  # should never happen: make it visible (retries, then failed)
                 raise RuntimeError(f"{covered} of the job's {len(child_ids)} children already have another summary")
-            raise _Drop  # every child already covered, or the session is gone
+            raise NothingToDo  # every child already covered, or the session is gone
 
         return self.db.transaction(work)
 
@@ -808,53 +477,3 @@ class WorkerThread(threading.Thread):
         self.worker.stop()
         self.join(timeout)
         return self.worker.stats
-
-
-# -- status and maintenance ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class WorkerStatus:
-    """The queue as ``graphmem worker status`` shows it."""
-
-    jobs: list[dict[str, Any]]
-    """``{state, level, count, expired}`` per (state, level)."""
-    workers: list[dict[str, Any]]
-    """Workers holding live leases: ``{owner, jobs, lastClaim}``."""
-    failed: list[dict[str, Any]]
-    pending_turns: int
-    unembedded_turns: int
-    unembedded_summaries: int
-    summaries: int
-
-    def count(self, state: str) -> int:
-        return sum(int(j["count"]) for j in self.jobs if j["state"] == state)
-
-
-def worker_status(db: Database, *, failed_limit: int = 20) -> WorkerStatus:
-    row = db.read("worker/status")[0]
-    failed = [_natives(r["job"]) for r in db.read("worker/failed_jobs", limit=failed_limit)]
-    return WorkerStatus(
-        jobs=[_natives(j) for j in row["jobs"]],
-        workers=[_natives(w) for w in row["workers"]],
-        failed=failed,
-        pending_turns=int(row["pendingTurns"]),
-        unembedded_turns=int(row["unembeddedTurns"]),
-        unembedded_summaries=int(row["unembeddedSummaries"]),
-        summaries=int(row["summaries"]),
-    )
-
-
-def _natives(row: dict[str, Any]) -> dict[str, Any]:
-    """neo4j.time values -> datetime."""
-    out = {}
-    for k, v in row.items():
-        to_native = getattr(v, "to_native", None)
-        out[k] = to_native() if callable(to_native) else v
-    return out
-
-
-def retry_failed_jobs(db: Database, session_id: str | None = None) -> int:
-    """Give failed jobs (of one session, or all) a fresh set of attempts; returns how many."""
-    rows = db.write("worker/retry_failed", sessionId=session_id)
-    return int(rows[0]["retried"]) if rows else 0

@@ -1,4 +1,7 @@
-"""Fact-memory settings stored in the database (``(:GraphMemSetting {key, value})``).
+"""Fact-memory tuning: the knobs of remember, forget, search and the pre-call injection, stored in
+the database (``(:GraphMemSetting {key, value})``) so every process using it shares them.
+
+Not to be confused with :class:`graphmem.config.Settings`, the environment a process starts with.
 
 Edited with ``graphmem settings get|set|unset``; read through a small per-process cache (a few
 seconds) so the pre-call injection does not pay a round trip per message. Unset keys take the
@@ -15,42 +18,42 @@ from typing import Any
 from ..db import Database
 from ..errors import InvalidInput
 
-__all__ = ["DEFAULTS", "SETTINGS_HELP", "FactSettings", "get_settings", "set_setting", "settings_items", "unset_setting"]
+__all__ = ["DEFAULT_TUNING", "TUNING_HELP", "FactTuning", "get_tuning", "set_tuning", "tuning_items", "unset_tuning"]
 
 
 @dataclass(frozen=True)
-class FactSettings:
-    """Every fact-memory knob (defaults from seeds 000-002)."""
+class FactTuning:
+    """Every fact-memory knob, with its default."""
 
     injection_enabled: bool = True
-    """Pre-call injection on/off (seed 002 auto_retrieve_enabled)."""
+    """Pre-call injection on/off."""
     injection_max_results: int = 20
-    """At most this many facts per injection (seed 001 max_injection_count)."""
+    """At most this many facts per injection."""
     injection_min_score: float = 0.3
     """Minimum cosine for the vector hits of an injection (identity/important/recent ignore it)."""
     injection_vector_k: int = 20
-    """Vector top-k for the message (seed 001: top 20)."""
+    """Vector top-k for the message."""
     injection_recent_hours: float = 6.0
-    """Facts created within this window are 'recent' (seed 001: 6 h)."""
+    """Facts created within this window are 'recent'."""
     injection_important_min: float = 0.8
-    """Importance from which a fact is 'important' (seed 001: >= 0.8)."""
+    """Importance from which a fact is 'important'."""
     injection_dedup_threshold: float = 0.85
-    """Cosine above which a candidate repeats something already injected (seed 001: 0.85)."""
+    """Cosine above which a candidate repeats something already injected."""
     injection_dedup_turns: int = 10
     """Facts injected within this many turns of the session are not injected again."""
     dedup_threshold: float = 0.85
-    """remember(): cosine from which an existing fact of the scope is updated (seed 000: 0.85)."""
+    """remember(): cosine from which an existing fact of the scope is updated."""
     refine_min_similarity: float = 0.6
     """remember(): a lower cosine still updates when the new text contains all the old one's words."""
     forget_min_score: float = 0.5
-    """forget(topic): cosine from which a fact matches the topic (seed 002: 0.5)."""
+    """forget(topic): cosine from which a fact matches the topic."""
     search_limit: int = 10
-    """Default number of semantic search results (seed 000: top 10, no threshold)."""
+    """Default number of semantic search results."""
 
 
-DEFAULTS = FactSettings()
+DEFAULT_TUNING = FactTuning()
 
-SETTINGS_HELP: dict[str, str] = {
+TUNING_HELP: dict[str, str] = {
     "injection.enabled": "pre-call injection on/off",
     "injection.max_results": "at most this many facts per injection",
     "injection.min_score": "minimum cosine of the vector hits",
@@ -65,15 +68,15 @@ SETTINGS_HELP: dict[str, str] = {
     "facts.search_limit": "default number of semantic search results",
 }
 
-_FIELDS = {key: key.replace(".", "_").removeprefix("facts_") for key in SETTINGS_HELP}
+_FIELDS = {key: key.replace(".", "_").removeprefix("facts_") for key in TUNING_HELP}
 
 _lock = threading.Lock()
-_cache: dict[int, tuple[float, FactSettings]] = {}
+_cache: dict[int, tuple[float, FactTuning]] = {}
 CACHE_SECONDS = 5.0
 
 
 def _coerce(key: str, value: Any) -> Any:
-    default = getattr(DEFAULTS, _FIELDS[key])
+    default = getattr(DEFAULT_TUNING, _FIELDS[key])
     try:
         if isinstance(default, bool):
             if isinstance(value, bool):
@@ -98,49 +101,49 @@ def _coerce(key: str, value: Any) -> Any:
 
 
 def _check_key(key: str) -> str:
-    if key not in SETTINGS_HELP:
-        raise InvalidInput(f"unknown setting {key!r}; one of {', '.join(SETTINGS_HELP)}")
+    if key not in TUNING_HELP:
+        raise InvalidInput(f"unknown setting {key!r}; one of {', '.join(TUNING_HELP)}")
     return key
 
 
-def get_settings(db: Database, *, fresh: bool = False) -> FactSettings:
-    """The settings stored in ``db`` over the defaults (cached for a few seconds per database)."""
+def get_tuning(db: Database, *, fresh: bool = False) -> FactTuning:
+    """The tuning stored in ``db`` over the defaults (cached for a few seconds per database)."""
     now = time.monotonic()
     with _lock:
         hit = _cache.get(id(db))
     if hit is not None and not fresh and now - hit[0] < CACHE_SECONDS:
         return hit[1]
     values: dict[str, Any] = {}
-    for row in db.read("settings/all"):
+    for row in db.read("tuning/all"):
         key = row["key"]
-        if key in SETTINGS_HELP:
+        if key in TUNING_HELP:
             try:
                 values[_FIELDS[key]] = _coerce(key, row["value"])
             except InvalidInput:
                 continue  # a bad stored value falls back to the default
-    settings = FactSettings(**values)
+    tuning = FactTuning(**values)
     with _lock:
-        _cache[id(db)] = (now, settings)
-    return settings
+        _cache[id(db)] = (now, tuning)
+    return tuning
 
 
-def set_setting(db: Database, key: str, value: Any) -> Any:
+def set_tuning(db: Database, key: str, value: Any) -> Any:
     """Store one setting (validated and converted to its type); returns the stored value."""
     typed = _coerce(_check_key(key), value)
-    db.write("settings/set", key=key, value=typed)
+    db.write("tuning/set", key=key, value=typed)
     with _lock:
         _cache.pop(id(db), None)
     return typed
 
 
-def unset_setting(db: Database, key: str) -> bool:
+def unset_tuning(db: Database, key: str) -> bool:
     """Back to the default; True when a stored value was removed."""
-    rows = db.write("settings/unset", key=_check_key(key))
+    rows = db.write("tuning/unset", key=_check_key(key))
     with _lock:
         _cache.pop(id(db), None)
     return bool(rows and rows[0]["removed"])
 
 
-def settings_items(settings: FactSettings) -> dict[str, Any]:
+def tuning_items(tuning: FactTuning) -> dict[str, Any]:
     """``{"injection.enabled": True, ...}`` for display."""
-    return {key: getattr(settings, field) for key, field in _FIELDS.items()}
+    return {key: getattr(tuning, field) for key, field in _FIELDS.items()}

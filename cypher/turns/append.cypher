@@ -1,7 +1,10 @@
-// Append a batch of turns (with tool calls) to a session in order, skipping rows whose sourceKey is
-// already stored (re-import adds nothing). One statement per batch of rows.
-// NEXT links are made from the collected chain (the session's previous last turn first), not by one
-// index seek per row.
+// Append turns (with their tool calls) to a session, in order: one turn for store_turn, a batch
+// for import_turns. Rows whose sourceKey is already stored are skipped, so importing a transcript
+// again adds nothing.
+// Setting s.turnCount first takes the session's write lock: concurrent writers to one session are
+// serialised, and indexes stay unique and contiguous (also enforced by the (sessionId, index)
+// uniqueness constraint). NEXT links are made from the collected chain (the session's previous
+// last turn first), not by one index seek per row. No row: unknown session, or nothing new.
 MATCH (s:Session {id: $sessionId})
 SET s.turnCount = coalesce(s.turnCount, 0)
 WITH s
@@ -15,7 +18,7 @@ WITH s, fresh, base
 OPTIONAL MATCH (last:Turn {sessionId: s.id, index: base})
 WITH s, fresh, base, last
 UNWIND range(0, size(fresh) - 1) AS i
-WITH s, last, fresh[i] AS r, base + i + 1 AS idx
+WITH s, last, base, fresh[i] AS r, base + i + 1 AS idx
 CREATE (t:Turn {
   id: r.id,
   sessionId: s.id,
@@ -38,10 +41,10 @@ FOREACH (c IN r.toolCalls |
     durationMs: c.durationMs, timestamp: c.timestamp, sourceId: c.sourceId
   })
 )
-WITH s, last, collect(t) AS created
-WITH s, CASE WHEN last IS NULL THEN created ELSE [last] + created END AS chain, size(created) AS n,
+WITH s, last, base, collect(t) AS created
+WITH s, base, CASE WHEN last IS NULL THEN created ELSE [last] + created END AS chain, size(created) AS n,
      reduce(m = null, x IN created | CASE WHEN m IS NULL OR x.timestamp > m THEN x.timestamp ELSE m END) AS latest
 FOREACH (i IN range(1, size(chain) - 1) | FOREACH (a IN [chain[i - 1]] | FOREACH (b IN [chain[i]] | CREATE (a)-[:NEXT]->(b))))
 SET s.lastActivityAt = CASE WHEN latest IS NOT NULL AND (s.lastActivityAt IS NULL OR s.lastActivityAt < latest)
                             THEN latest ELSE s.lastActivityAt END
-RETURN n AS created
+RETURN n AS created, base + n AS lastIndex

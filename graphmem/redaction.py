@@ -1,4 +1,5 @@
-"""Secret redaction applied to every turn before it is stored.
+"""Secret redaction: the store-wide rule applied once to every text before it is stored (turns,
+tool calls, facts, summaries, injection logs).
 
 A secret is replaced by ``[REDACTED:<kind>]``; the rest of the text is kept byte for byte.
 Rules are precompiled and each is gated by a cheap substring test (``"sk-" in text`` ...), so
@@ -21,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..models import ToolCallIn, TurnIn
+from .models import ToolCallIn, TurnIn
 
 __all__ = [
     "DEFAULT_REDACTOR",

@@ -1,0 +1,126 @@
+"""Search candidates and hits: what each source returns, and the hits read back for the final
+ranking (:func:`hydrate`)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from ..db import Database
+from ..db.rows import native
+from .fusion import max_rrf_score
+from .models import RetrievalConfig, SearchHit, SearchMode
+from .reltime import relative_time
+from .scopes import Scope
+
+__all__ = ["Candidate", "SearchRun", "hydrate", "ms_since"]
+
+log = logging.getLogger("graphmem.retrieval")
+
+
+@dataclass
+class Candidate:
+    """A candidate from one source before fusion."""
+
+    id: str
+    kind: str
+    score: float
+
+
+@dataclass
+class SearchRun:
+    """What one search records on its way: the strategies, warnings and timings it reports."""
+
+    strategy: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def ms_since(t0: float) -> float:
+    """Milliseconds since ``t0`` (a ``time.perf_counter()`` value)."""
+    return round((time.perf_counter() - t0) * 1000, 3)
+
+
+def hydrate(
+    db: Database,
+    cfg: RetrievalConfig,
+    ranked: list[tuple[str, str, float, dict[str, int]]],
+    lists: dict[str, list[Candidate]],
+    scope: Scope,
+    mode: SearchMode,
+    with_embeddings: bool,
+    locale: str,
+    now: datetime | None,
+    run: SearchRun,
+) -> list[SearchHit]:
+    if not ranked:
+        return []
+    t0 = time.perf_counter()
+    scores = {s: {c.id: c.score for c in lst} for s, lst in lists.items()}
+    rows = db.read(
+        "search/hydrate",
+        turnIds=[d for d, kind, _, _ in ranked if kind == "turn"],
+        summaryIds=[d for d, kind, _, _ in ranked if kind == "summary"],
+        maxChars=cfg.max_chars,
+        withEmbedding=with_embeddings,
+    )
+    items = {r["item"]["id"]: (r["kind"], r["item"]) for r in rows}
+    now = now or datetime.now(UTC)
+    best_text = max(scores.get("text", {}).values(), default=1.0) or 1.0
+    top = max_rrf_score({"vector": cfg.vector_weight, "text": cfg.text_weight}, cfg.rrf_k)
+    hits: list[SearchHit] = []
+    for d, kind, score, ranks in ranked:
+        if d not in items:
+            continue  # deleted between the candidate query and now
+        _, it = items[d]
+        if not scope.contains(it.get("sessionId"), it.get("cwd"), it.get("projectPath")):
+            log.error("dropped a hit outside the scope %s: %s", scope, d)  # never expected
+            continue
+        vscore = scores.get("vector", {}).get(d)
+        tscore = scores.get("text", {}).get(d)
+        if mode == "hybrid" and cfg.fusion == "combsum":
+            relevance = score / (max(cfg.vector_weight, 0) + max(cfg.text_weight, 0) or 1.0)
+        elif mode == "hybrid":
+            relevance = score / top
+        elif mode == "semantic":
+            relevance = max(0.0, min(1.0, score))
+        else:
+            relevance = score / best_text
+        ts = native(it.get("timestamp"))
+        hit = SearchHit(
+            kind="turn" if kind == "turn" else "summary",
+            id=d,
+            level=0 if kind == "turn" else int(it.get("level") or 0),
+            score=round(score, 6),
+            relevance=round(relevance, 4),
+            vector_score=None if vscore is None else round(vscore, 6),
+            text_score=None if tscore is None else round(tscore, 6),
+            vector_rank=ranks.get("vector"),
+            text_rank=ranks.get("text"),
+            session_id=it.get("sessionId") or "",
+            cwd=it.get("cwd") or "",
+            project_path=it.get("projectPath") or "",
+            timestamp=ts,
+            relative_time=relative_time(ts, now, locale) if isinstance(ts, datetime) else "",
+        )
+        if kind == "turn":
+            hit.index = it.get("index")
+            hit.user_message = it.get("userMessage") or ""
+            hit.assistant_message = it.get("assistantMessage") or ""
+            hit.tools = list(dict.fromkeys(it.get("tools") or []))
+            hit.truncated = (it.get("userChars") or 0) > cfg.max_chars or (it.get("assistantChars") or 0) > cfg.max_chars
+        else:
+            hit.text = it.get("text") or ""
+            hit.key_findings = list(it.get("keyFindings") or [])
+            hit.files_mentioned = list(it.get("filesMentioned") or [])
+            hit.tools_used = list(it.get("toolsUsed") or [])
+            hit.topics = list(it.get("topics") or [])
+            hit.truncated = (it.get("textChars") or 0) > cfg.max_chars
+        if with_embeddings and it.get("embedding") is not None:
+            hit._embedding = [float(x) for x in it["embedding"]]
+        hits.append(hit)
+    run.timings["hydrate"] = ms_since(t0)
+    return hits
