@@ -362,8 +362,6 @@ def test_cli_facts_settings_retrievals(fmem: GraphMemory, namespace: str, neo4j_
     assert "1 fact" in capsys.readouterr().out
 
 
-@pytest.mark.skip(reason="graphmem.bench.facts still passes the GraphMemory to the fact operations, which now take "
-                         "their dependencies (db, embedder=, deferred=, tuning=); it is updated where bench/ moves")
 def test_bench_smoke(fmem: GraphMemory) -> None:
     from graphmem_devtools.bench.facts import run_facts_bench
 

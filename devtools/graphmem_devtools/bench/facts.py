@@ -11,17 +11,16 @@ import uuid
 
 import numpy as np
 
+from graphmem.db.params import vector_param
 from graphmem.facts import (
-    FactSettings,
+    FactTuning,
     Scope,
     delete_facts_under_path,
-    get_settings,
+    get_tuning,
     inject_facts,
-    remember,
     wait_for_vectors,
 )
 from graphmem.facts.model import words
-from graphmem.facts.params import vector_param
 from graphmem.facts.store import delete_facts
 from graphmem.memory import GraphMemory
 from graphmem.retrieval import ContextConfig
@@ -51,11 +50,11 @@ def _warm_sentence(rng: random.Random, i: int) -> str:
 
 
 def _inject_times(mem: GraphMemory, session_id: str, msgs: list[str], vecs: list[list[float]],
-                  cfg: FactSettings) -> list[float]:
+                  cfg: FactTuning) -> list[float]:
     out = []
     for m, v in zip(msgs, vecs, strict=True):
         t0 = time.perf_counter()
-        inject_facts(mem, session_id, m, vector=v, settings=cfg)
+        inject_facts(mem.db, session_id, m, embedder=mem.embedder, deferred=mem.deferred, vector=v, tuning=cfg)
         out.append((time.perf_counter() - t0) * 1000)
     return out
 
@@ -117,14 +116,14 @@ def run_facts_bench(
         # stream of their own, so the timed phases see the same texts and messages either way
         warm_start = time.perf_counter()
         for i in range(warmup):
-            remember(mem, _sentence(rng, 10**7 + i), scope=scope)
+            mem.remember(_sentence(rng, 10**7 + i), scope=scope)
         warm_rng, warm_calls, warm_ids = random.Random(seed + 2), warmup, set()
         while time.perf_counter() - warm_start < warmup_seconds:
-            warm_ids.add(remember(mem, _warm_sentence(warm_rng, warm_calls), scope=scope).fact.id)
+            warm_ids.add(mem.remember(_warm_sentence(warm_rng, warm_calls), scope=scope).fact.id)
             warm_calls += 1
         warm_secs = time.perf_counter() - warm_start
         if warm_ids:  # the extra facts go again (their own words: they never update the others)
-            wait_for_vectors(mem)
+            wait_for_vectors(mem.deferred)
             delete_facts(mem.db, sorted(warm_ids))
             wait_for_idle_server(managed_server_pid())
         mem.embedder.embed_one("warm")
@@ -135,7 +134,7 @@ def run_facts_bench(
         for i in range(samples):
             text = _sentence(rng, 2 * 10**7 + i)
             t0 = time.perf_counter()
-            action = remember(mem, text, scope=scope).action
+            action = mem.remember(text, scope=scope).action
             times.append((time.perf_counter() - t0) * 1000)
             actions[action] = actions.get(action, 0) + 1
             other = _sentence(rng, 3 * 10**7 + i)
@@ -154,23 +153,23 @@ def run_facts_bench(
         for i in range(min(samples, 100)):
             text = _sentence(rng2, 5 * 10**7 + i)
             t0 = time.perf_counter()
-            remember(mem, text, scope=scope)
-            wait_for_vectors(mem)
+            mem.remember(text, scope=scope)
+            wait_for_vectors(mem.deferred)
             indexed.append((time.perf_counter() - t0) * 1000)
         result.figures["remember, then its vector indexed (background writer waited for)"] = percentiles(indexed)
 
         # 3. injection: a session of the big project vs a session with a small project
         session = mem.create_session(ns + "/big", project_path=ns + "/big", agent="bench")
-        cfg = FactSettings(injection_dedup_turns=0)
+        cfg = FactTuning(injection_dedup_turns=0)
         msgs = [f"what did {rng.choice(_PEOPLE)} decide about {rng.choice(_THINGS)}?" for _ in range(samples)]
         vecs = mem.embedder.embed(msgs)
         for m, v in zip(msgs[:warmup], vecs[:warmup], strict=False):
-            inject_facts(mem, session.id, m, vector=v, settings=cfg)
+            inject_facts(mem.db, session.id, m, embedder=mem.embedder, deferred=mem.deferred, vector=v, tuning=cfg)
         inj = _inject_times(mem, session.id, msgs, vecs, cfg)
         result.figures["inject_facts (message vector given)"] = percentiles(inj)
         small = mem.create_session(ns + "/small", project_path=ns + "/small", agent="bench")
         for i in range(small_facts):
-            remember(mem, _sentence(rng, 4 * 10**7 + i), scope=Scope.project(ns + "/small"))
+            mem.remember(_sentence(rng, 4 * 10**7 + i), scope=Scope.project(ns + "/small"))
         inj_small = _inject_times(mem, small.id, msgs, vecs, cfg)
         result.figures[f"inject_facts, {small_facts}-fact project (vector given)"] = percentiles(inj_small)
 
@@ -189,7 +188,7 @@ def run_facts_bench(
         mem.deferred.wait(session.id)
         # the warm-up's injections all count at one turn index: let the session move past them, as
         # a real session's dedup window would
-        for i in range(get_settings(mem.db).injection_dedup_turns):
+        for i in range(get_tuning(mem.db).injection_dedup_turns):
             mem.store_turn(session.id, f"and the next step ({i})?", "done.")
         ctx: dict[str, list[float]] = {"with": [], "without": []}
         stages: dict[str, dict[str, list[float]]] = {"with": {}, "without": {}}

@@ -253,7 +253,7 @@ class _Runner:
 def _roundtrip(expected_user: str, expected_assistant: str, mem: GraphMemory) -> Callable[[Any], str | None]:
     want_user, want_assistant = clean_text(expected_user), clean_text(expected_assistant)
     if getattr(mem, "redact", False):
-        from graphmem.integrations.redaction import redact
+        from graphmem.redaction import redact
 
         want_user, want_assistant = redact(want_user)[0], redact(want_assistant)[0]
 

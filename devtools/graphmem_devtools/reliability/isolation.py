@@ -600,9 +600,8 @@ def _check_contexts(mem: Any, w: _World, cfg: IsolationConfig, ck: _Checker, rep
 
 
 def _check_facts(mem: Any, w: _World, ck: _Checker, rep: IsolationReport) -> None:
-    from graphmem.facts import forget, inject_facts, search_facts
     from graphmem.facts import list_facts as list_facts_fn
-    from graphmem.facts.store import nearest_facts
+    from graphmem.facts.vectors import nearest_facts
 
     has_search = mem.db.server_info().vector_search_clause
     qvec = mem.embedder.embed_one(FACT_QUERY)
@@ -611,12 +610,12 @@ def _check_facts(mem: Any, w: _World, ck: _Checker, rep: IsolationReport) -> Non
         keys = sorted(vis)
         foreign_p = w.project_markers.get(w.twins[s.project], "")
         for msg in (FACT_QUERY, f"{FACT_QUERY} {foreign_p}"):
-            inj = inject_facts(mem, s.id, msg)
+            inj = mem.inject_facts(s.id, msg)
             rep.checks["inject_facts"] += 1
             for it in inj.items:
                 ck.fact(f"inject_facts {s.id!r}", it.fact.id, it.fact.scope_key, vis, it.fact.content)
             ck.text(f"inject_facts text {s.id!r}", "session", s.id, [inj.text], facts_of=s.id)
-        for f in search_facts(mem, f"{FACT_QUERY} {foreign_p}", scopes=keys, limit=20):
+        for f in mem.search_facts(f"{FACT_QUERY} {foreign_p}", scopes=keys, limit=20):
             ck.fact(f"search_facts {s.id!r}", f.id, f.scope_key, vis, f.content)
         rep.checks["search_facts"] += 1
         paths: list[tuple[str, dict[str, Any]]] = [("exact", {"scope_count": 0}),
@@ -634,7 +633,7 @@ def _check_facts(mem: Any, w: _World, ck: _Checker, rep: IsolationReport) -> Non
             ck.fact(f"list_facts {s.id!r}", f.id, f.scope_key, vis, f.content)
         rep.checks["list_facts"] += 1
         if foreign_p:
-            dry = forget(mem, foreign_p, scopes=keys, dry_run=True)
+            dry = mem.forget(foreign_p, scopes=keys, dry_run=True)
             for f in dry.removed:
                 ck.fact(f"forget(dry-run) {s.id!r}", f.id, f.scope_key, vis, f.content)
             rep.checks["forget dry-run"] += 1
