@@ -3,11 +3,11 @@
 It keeps the Neo4j driver (connection pool) and the embedder loaded, and listens on a Unix socket
 (``$GRAPHMEM_HOME/daemon.sock``, mode 0600, in the 0700 home; a short path under ``/tmp`` in a
 0700 folder of this user when the home path is too long for AF_UNIX). A folder another user owns
-or may write to is refused, and so is every connection from a process of another user. The protocol is one JSON line each way:
-``{"v": 1, "op": "hook"|"ping"|"replay"|"stop", ...}``. Besides the hooks it replays the spool
-every 15 s while it holds entries (all of it, in a background thread: a hook that comes meanwhile
-finds the replay busy and spools its turns behind at once; hooks themselves replay for at most
-``GRAPHMEM_HOOK_REPLAY_SECONDS``), and (``GRAPHMEM_DAEMON_WORKER``, default on) runs the
+or may write to is refused, and so is every connection from a process of another user. The
+protocol is one JSON line each way: ``{"v": 1, "op": "hook"|"ping"|"replay"|"stop", ...}``.
+Besides the hooks it replays the spool every 15 s while it holds entries (all of it, in a
+background thread: a hook that comes meanwhile finds the replay busy and spools its turns behind
+at once; hooks themselves replay for at most ``GRAPHMEM_HOOK_REPLAY_SECONDS``), and (``GRAPHMEM_DAEMON_WORKER``, default on) runs the
 summarizer worker in a low-priority thread, so embeddings and summaries never slow a hook.
 
 One daemon per ``$GRAPHMEM_HOME`` (an ``flock`` on ``daemon.lock`` held for its lifetime). It
