@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from graphmem.neo4j_local.auth import auth_line, write_initial_password
+from graphmem.neo4j_local.server import link_or_copy
 from graphmem.neo4j_local.sizing import GiB, MiB, format_size, parse_size, plan_memory, store_bytes
 
 
@@ -83,3 +85,18 @@ def test_the_initial_password_file_is_private_and_holds_no_password(tmp_path: Pa
     text = path.read_text()
     assert "-a-Secret_pw" not in text and text.startswith("neo4j:SHA-256,") and text.endswith(",1024:\n")
     assert os.listdir(path.parent) == ["auth.ini"]
+
+
+def test_jars_are_hard_linked_or_copied_across_file_systems(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src = tmp_path / "repo.jar"
+    src.write_bytes(b"PK jar")
+    link_or_copy(src, tmp_path / "linked.jar")
+    assert os.path.samefile(src, tmp_path / "linked.jar") and os.stat(src).st_nlink == 2
+
+    def cross_device(a: object, b: object) -> None:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "link", cross_device)
+    link_or_copy(src, tmp_path / "copied.jar")
+    copied = tmp_path / "copied.jar"
+    assert copied.read_bytes() == b"PK jar" and not copied.is_symlink() and not os.path.samefile(src, copied)
