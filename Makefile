@@ -19,8 +19,17 @@ $(STAMP): pyproject.toml devtools/pyproject.toml
 	touch $(STAMP)
 
 ## The main job: start the managed Neo4j (installed from Maven Central on first use), record a
-## realistic coding session with tool calls and print it back.
-demo: $(STAMP)
+## realistic coding session with tool calls and print it back. It installs graphmem alone (no test
+## or lint tools); `make test` adds the dev extras to the same venv afterwards.
+DEMO_STAMP := $(VENV)/.graphmem-demo-installed
+
+$(DEMO_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e .
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(BIN)/graphmem demo
 
 ## The test suite: lint, types, unit tests, then the integration tests against Neo4j 5.26 LTS

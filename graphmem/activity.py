@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = ["ForegroundSignal"]
@@ -23,26 +24,29 @@ _MIN_INTERVAL = 0.05
 class ForegroundSignal:
     """A same-machine "an interactive call is running" mark (a file's mtime)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
+        """``clock``: the wall clock the mark is written with and its age measured by (tests)."""
         self.path = Path(path)
+        self._clock = clock
         self._last = 0.0
 
     @classmethod
-    def for_home(cls, home: Path) -> ForegroundSignal:
-        return cls(Path(home) / "run" / "foreground")
+    def for_home(cls, home: Path, *, clock: Callable[[], float] = time.time) -> ForegroundSignal:
+        return cls(Path(home) / "run" / "foreground", clock=clock)
 
     def mark(self) -> None:
         """Record foreground activity now (cheap: one ``utime`` at most every 50 ms; never raises)."""
-        now = time.time()
+        now = self._clock()
         if now - self._last < _MIN_INTERVAL:
             return
         self._last = now
         try:
-            os.utime(self.path)
+            os.utime(self.path, (now, now))
         except FileNotFoundError:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self.path.touch()
+                os.utime(self.path, (now, now))
             except OSError:
                 pass
         except OSError:
@@ -51,6 +55,6 @@ class ForegroundSignal:
     def age(self) -> float:
         """Seconds since the last mark (infinite when there was none)."""
         try:
-            return max(0.0, time.time() - self.path.stat().st_mtime)
+            return max(0.0, self._clock() - self.path.stat().st_mtime)
         except OSError:
             return float("inf")

@@ -70,8 +70,12 @@ class Settings(BaseSettings):
     # --- managed local server ---
     neo4j_version: str = DEFAULT_NEO4J_VERSION
     java_home: Path | None = None
-    heap: str = "2g"
-    pagecache: str = "2g"
+    heap: str = "auto"
+    """GRAPHMEM_HEAP: the managed server's maximum Java heap (``1g``, ``512m``), or ``auto``: an eighth
+    of the machine's memory, 512 MiB to 2 GiB (the heap starts at 128 MiB and grows)."""
+    pagecache: str = "auto"
+    """GRAPHMEM_PAGECACHE: the managed server's page cache, or ``auto``: twice the store plus 64 MiB
+    at each start, 128 MiB to 2 GiB (and at most a quarter of the machine's memory)."""
     bolt_port: int = 7687
     http_port: int = 7474
     start_timeout: float = 180.0

@@ -24,8 +24,8 @@ def free_port() -> int:
 
 @contextmanager
 def dedicated_server(home: Path, *, heap: str = "512m", pagecache: str = "128m") -> Iterator[ServerSpec]:
-    """A managed Neo4j under ``home`` (its jars copied from the local Maven repository like any
-    install; a symlinked lib folder broke ``set-initial-password`` on 5.26), stopped at the end."""
+    """A managed Neo4j under ``home`` (its jars hard-linked from the local Maven repository like
+    any install), stopped at the end."""
     version = os.environ.get("GRAPHMEM_TEST_NEO4J_VERSION", DEFAULT_NEO4J_VERSION)
     spec = ServerSpec(home, version, free_port(), free_port(), heap=heap, pagecache=pagecache)
     try:

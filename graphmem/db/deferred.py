@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from contextlib import contextmanager
@@ -47,8 +47,15 @@ class _Group:
 class DeferredWrites:
     """A single background writer for ``db`` (see the module docstring)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        timer: Callable[[float, Callable[..., None], tuple[Any, ...]], threading.Timer] = threading.Timer,
+    ) -> None:
+        """``timer``: makes the timer that ends a group's linger (tests fire it themselves)."""
         self.db = db
+        self._timer = timer
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
         self._pending: dict[str, list[Future[None]]] = defaultdict(list)
@@ -126,7 +133,7 @@ class DeferredWrites:
                     self._dispatch_locked(key)
                 group = self._groups[key] = _Group(name, list_param, list(items))
                 self._pending[key].append(group.done)
-                group.timer = threading.Timer(linger, self._dispatch, (key, group))
+                group.timer = self._timer(linger, self._dispatch, (key, group))
                 group.timer.daemon = True
                 group.timer.start()
         if inline:

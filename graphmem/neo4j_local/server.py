@@ -4,14 +4,17 @@ Layout under ``$GRAPHMEM_HOME`` (0700)::
 
     neo4j-password                  generated password (0600)
     neo4j/<version>/pom.xml         what Maven resolves: the server jars and Neo4j Browser
-    neo4j/<version>/lib/            the jars (from Maven Central, via ``mvn dependency:copy-dependencies``)
-    neo4j/<version>/conf/neo4j.conf written on every start (loopback only, auth on)
+    neo4j/<version>/lib/            the jars: hard links to Maven's local repository (one copy on disk),
+                                    copies when it is on another file system
+    neo4j/<version>/conf/neo4j.conf written on every start (loopback only, auth on, memory sized
+                                    from the store and the machine: see :mod:`.sizing`)
     neo4j/<version>/data|logs|run   the store and logs; kept across down/up
     neo4j/<version>/server.json     pid, ports and Java of the running server
 
 The server is the real Neo4j entry point (``org.neo4j.server.Neo4jCommunity`` from 2025.12 on,
 ``org.neo4j.server.CommunityEntryPoint`` before), started with the JVM flags the ``bin/neo4j``
 script would add. The Neo4j release tarball is not on Maven Central, so it is assembled from the jars.
+The initial password is written as a salted hash (:mod:`.auth`), never passed on a command line.
 """
 
 from __future__ import annotations
@@ -33,9 +36,11 @@ from string import Template
 from typing import Any
 
 from ..errors import ServerError
+from .auth import write_initial_password
 from .java import JavaRuntime, find_java
+from .sizing import AUTO, MemoryPlan, machine_memory, plan_memory, store_bytes
 
-__all__ = ["BROWSER_VERSION", "ManagedServer", "ServerState", "port_free"]
+__all__ = ["BROWSER_VERSION", "ManagedServer", "ServerState", "link_or_copy", "port_free"]
 
 BROWSER_VERSION = "5.24.0"
 """Newest Neo4j Browser on Maven Central (newer builds ship only inside the release tarballs)."""
@@ -43,7 +48,6 @@ BROWSER_VERSION = "5.24.0"
 JVM_FLAGS = [
     "-XX:+UseG1GC",
     "-XX:-OmitStackTraceInFastThrow",
-    "-XX:+AlwaysPreTouch",
     "-XX:+UnlockExperimentalVMOptions",
     "-XX:+TrustFinalNonStaticFields",
     "-XX:+DisableExplicitGC",
@@ -91,6 +95,15 @@ def _pick_port(preferred: int, avoid: set[int]) -> int:
     raise ServerError("could not find a free TCP port on 127.0.0.1")
 
 
+def link_or_copy(src: Path, dest: Path) -> None:
+    """``dest`` as a hard link to ``src`` (one copy on disk), or a copy across file systems.
+    Never a symbolic link: a symlinked ``lib`` broke ``neo4j-admin`` on 5.26."""
+    try:
+        os.link(src, dest)
+    except OSError:
+        shutil.copy2(src, dest)
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -107,8 +120,8 @@ def _pid_alive(pid: int) -> bool:
 
 
 def _new_password() -> str:
-    """A random password (24 bytes, URL-safe) that starts with a letter or digit: one starting with
-    "-" was read as an option by ``neo4j-admin`` (1 fresh ``db up`` in 64 failed that way)."""
+    """A random password (24 bytes, URL-safe) that starts with a letter or digit (one starting
+    with "-" reads as an option to command-line tools)."""
     while True:
         pw = secrets.token_urlsafe(24)
         if pw[0].isalnum():
@@ -136,7 +149,10 @@ class ServerState:
 
 
 class ManagedServer:
-    """Install, configure, start, stop and inspect the local Neo4j under ``home``."""
+    """Install, configure, start, stop and inspect the local Neo4j under ``home``.
+
+    ``heap`` (the maximum Java heap) and ``pagecache`` are sizes (``512m``, ``2g``) or ``auto``:
+    sized at each start from the store and the machine (:func:`.sizing.plan_memory`)."""
 
     def __init__(
         self,
@@ -144,8 +160,8 @@ class ManagedServer:
         version: str,
         *,
         java_home: Path | None = None,
-        heap: str = "2g",
-        pagecache: str = "2g",
+        heap: str = AUTO,
+        pagecache: str = AUTO,
         bolt_port: int = 7687,
         http_port: int = 7474,
         start_timeout: float = 180.0,
@@ -249,9 +265,10 @@ class ManagedServer:
         )
         staging = self.server_dir / "lib.partial"
         shutil.rmtree(staging, ignore_errors=True)
+        classpath = self.server_dir / "classpath.txt"
         cmd = [
-            mvn, "-B", "-f", str(self.server_dir / "pom.xml"), "dependency:copy-dependencies",
-            f"-DoutputDirectory={staging}", "-DincludeScope=runtime",
+            mvn, "-B", "-f", str(self.server_dir / "pom.xml"), "dependency:build-classpath",
+            f"-Dmdep.outputFile={classpath}", "-DincludeScope=runtime",
         ]
         if quiet:
             cmd.insert(2, "-q")
@@ -259,17 +276,33 @@ class ManagedServer:
         if proc.returncode != 0:
             tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-15:])
             raise ServerError(f"Maven could not resolve Neo4j {self.version}:\n{tail}")
-        staging.rename(self.lib_dir)  # atomic: a half-finished download is never taken as installed
+        jars = [Path(p) for p in classpath.read_text().strip().split(os.pathsep) if p.endswith(".jar")]
+        classpath.unlink()
+        if not jars:
+            raise ServerError(f"Maven resolved no jar for Neo4j {self.version}")
+        staging.mkdir(parents=True)
+        for jar in jars:
+            link_or_copy(jar, staging / jar.name)
+        staging.rename(self.lib_dir)  # atomic: a half-finished install is never taken as installed
 
     # -- configure -------------------------------------------------------------------------
-    def _write_conf(self, bolt: int, http: int) -> None:
+    def memory_plan(self) -> MemoryPlan:
+        """The heap and page cache the next start uses (from the store as it is now)."""
+        try:
+            return plan_memory(self.heap, self.pagecache, store=store_bytes(self.server_dir / "data"),
+                               machine=machine_memory())
+        except ValueError as e:
+            raise ServerError(f"GRAPHMEM_HEAP / GRAPHMEM_PAGECACHE: {e}") from e
+
+    def _write_conf(self, bolt: int, http: int, memory: MemoryPlan) -> None:
         for d in ("conf", "data", "logs", "run", "import", "plugins"):
             (self.server_dir / d).mkdir(parents=True, exist_ok=True)
         tmpl = Template((resources.files(__package__) / "templates" / "neo4j.conf").read_text(encoding="utf-8"))
         sd = self.server_dir
         (self.conf_dir / "neo4j.conf").write_text(
             tmpl.substitute(
-                bolt_port=bolt, http_port=http, heap=self.heap, pagecache=self.pagecache,
+                bolt_port=bolt, http_port=http, heap_initial=memory.heap_initial, heap_max=memory.heap_max,
+                pagecache=memory.pagecache,
                 data_dir=sd / "data", logs_dir=sd / "logs", run_dir=sd / "run",
                 import_dir=sd / "import", plugins_dir=sd / "plugins", lib_dir=sd / "lib",
             )
@@ -281,19 +314,12 @@ class ManagedServer:
         env["NEO4J_CONF"] = str(self.conf_dir)
         return env
 
-    def _set_initial_password(self, java: JavaRuntime) -> None:
+    def _set_initial_password(self) -> None:
+        """Before the first start: the password file's password becomes neo4j's (see :mod:`.auth`)."""
         marker = self.server_dir / "data" / ".graphmem-password-set"
         if marker.exists():
             return
-        pw = self.password(create=True)
-        proc = subprocess.run(
-            [str(java.java), "-cp", f"{self.lib_dir}/*", "org.neo4j.cli.AdminTool", "dbms",
-             "set-initial-password", "--", pw],  # "--": a password may start with "-" (not an option)
-            capture_output=True, text=True, env=self._env(), timeout=180,
-        )
-        if proc.returncode != 0:
-            tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-10:])
-            raise ServerError(f"could not set the Neo4j initial password:\n{tail}")
+        write_initial_password(self.server_dir / "data", self.password(create=True))
         marker.write_text("1\n")
 
     # -- state -----------------------------------------------------------------------------
@@ -338,12 +364,13 @@ class ManagedServer:
             previous = json.loads(self.state_file.read_text())
         bolt = _pick_port(int(previous.get("bolt_port", self.bolt_port)), set())
         http = _pick_port(int(previous.get("http_port", self.http_port)), {bolt})
-        self._write_conf(bolt, http)
-        self._set_initial_password(java)
+        memory = self.memory_plan()
+        self._write_conf(bolt, http, memory)
+        self._set_initial_password()
         self.logs_dir.mkdir(parents=True, exist_ok=True)
         flags = list(JVM_FLAGS) + (JVM_FLAGS_21 if java.major >= 21 else [])
         cmd = [
-            str(java.java), f"-Xms{self.heap}", f"-Xmx{self.heap}", *flags,
+            str(java.java), f"-Xms{memory.heap_initial}", f"-Xmx{memory.heap_max}", *flags,
             "-cp", f"{self.lib_dir}/*", self._main_class(),
             f"--home-dir={self.server_dir}", f"--config-dir={self.conf_dir}", "--console-mode",
         ]

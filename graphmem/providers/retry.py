@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, TypeVar
@@ -66,6 +67,8 @@ class RetryPolicy:
     """Longest server-requested delay honoured; longer ones are capped to this."""
     max_elapsed: float | None = None
     """If set, no new attempt starts once the next wait would end after this many seconds."""
+    sleep: Callable[[float], None] = field(default=time.sleep, compare=False, repr=False)
+    """How a wait between attempts is spent (tests record the waits instead)."""
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
@@ -210,6 +213,7 @@ def call_with_retry(
         retry=retry_if_exception(retryable),
         reraise=True,
         before_sleep=_log_retry(what),
+        sleep=policy.sleep,
     )
     try:
         return retrying(fn)

@@ -22,6 +22,10 @@ Wire format of a hook request (one connection each): a header line
 ``GMHOOK <protocol> <tool> <env-key> <deadline-ms>\\n`` then the raw hook input; the reply is
 ``<stdout-bytes> <stderr-bytes>\\n`` then both texts (UTF-8). Control requests (ping, stop,
 replay) are one JSON line each way (:func:`daemon_request`).
+
+Only this user talks to this user's daemon: the socket is 0600 in a 0700 folder of this user
+(the daemon refuses a folder another user owns or may write to), and each side
+checks the uid of the other end of every connection (``SO_PEERCRED`` on Linux, :func:`peer_uid`).
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ __all__ = [
     "DEFAULT_BUDGET",
     "DEFAULT_STOP_BUDGET",
     "PROTOCOL",
+    "ForeignPeer",
     "NoDaemon",
     "daemon_request",
     "env_key",
@@ -46,6 +51,7 @@ __all__ = [
     "home_dir",
     "hook_main",
     "hook_request",
+    "peer_uid",
     "socket_path",
     "spawn_daemon",
 ]
@@ -116,6 +122,30 @@ def socket_path(home: str) -> str:
     return os.path.join(base, f"{digest}-{len(home)}.sock")
 
 
+class ForeignPeer(PermissionError):
+    """The other end of the daemon's socket is a process of another user."""
+
+
+def peer_uid(sock: Any) -> int | None:
+    """The uid of the process at the other end of a connected Unix socket (``SO_PEERCRED``, Linux);
+    None where the system does not tell (there the 0600 socket in a 0700 folder is the guard)."""
+    import _socket
+
+    option = getattr(_socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    cred = sock.getsockopt(_socket.SOL_SOCKET, option, 12)  # struct ucred: pid, uid, gid (32 bits each)
+    return int.from_bytes(cred[4:8], sys.byteorder)
+
+
+def check_peer(sock: Any, *, uid: int | None = None) -> None:
+    """Raise :class:`ForeignPeer` when the other end of ``sock`` runs as another user than ``uid``."""
+    other = peer_uid(sock)
+    mine = os.getuid() if uid is None else uid
+    if other is not None and other != mine:
+        raise ForeignPeer(f"the other end of the daemon socket runs as uid {other}, not as this user (uid {mine})")
+
+
 def env_key(environ: dict[str, str] | None = None) -> str:
     """A digest of the settings a daemon was started with (GRAPHMEM_* and NEO4J_* variables);
     a hook whose environment differs makes the daemon restart with the new one."""
@@ -173,6 +203,7 @@ def _exchange(home: str, payload: bytes, timeout: float) -> bytes:
             s.connect(socket_path(home))
         except (FileNotFoundError, ConnectionRefusedError) as e:
             raise NoDaemon(str(e)) from e
+        check_peer(s)  # never send a prompt or a transcript to another user's process
         s.sendall(payload)
         s.shutdown(_socket.SHUT_WR)
         chunks: list[bytes] = []
@@ -437,7 +468,7 @@ def hook_main(argv: list[str]) -> int:
                     stderr = problem
             except (TimeoutError, OSError, ValueError) as e:
                 stderr = f"graphmem hook: no answer from the daemon ({type(e).__name__}: {e})"
-                if kind == "stop" and isinstance(e, ConnectionError):
+                if kind == "stop" and isinstance(e, (ConnectionError, ForeignPeer)):
                     stdout, stderr = _direct(tool, raw, kind, deadline)
     except Exception as e:  # the hook never fails the CLI
         stdout, stderr = "", f"graphmem hook: {type(e).__name__}: {e}"

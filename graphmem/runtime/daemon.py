@@ -2,11 +2,12 @@
 
 It keeps the Neo4j driver (connection pool) and the embedder loaded, and listens on a Unix socket
 (``$GRAPHMEM_HOME/daemon.sock``, mode 0600, in the 0700 home; a short path under ``/tmp`` in a
-0700 folder when the home path is too long for AF_UNIX). The protocol is one JSON line each way:
-``{"v": 1, "op": "hook"|"ping"|"replay"|"stop", ...}``. Besides the hooks it replays the spool
-every 15 s while it holds entries (all of it, in a background thread: a hook that comes meanwhile
-finds the replay busy and spools its turns behind at once; hooks themselves replay for at most
-``GRAPHMEM_HOOK_REPLAY_SECONDS``), and (``GRAPHMEM_DAEMON_WORKER``, default on) runs the
+0700 folder of this user when the home path is too long for AF_UNIX). A folder another user owns
+or may write to is refused, and so is every connection from a process of another user. The
+protocol is one JSON line each way: ``{"v": 1, "op": "hook"|"ping"|"replay"|"stop", ...}``.
+Besides the hooks it replays the spool every 15 s while it holds entries (all of it, in a
+background thread: a hook that comes meanwhile finds the replay busy and spools its turns behind
+at once; hooks themselves replay for at most ``GRAPHMEM_HOOK_REPLAY_SECONDS``), and (``GRAPHMEM_DAEMON_WORKER``, default on) runs the
 summarizer worker in a low-priority thread, so embeddings and summaries never slow a hook.
 
 One daemon per ``$GRAPHMEM_HOME`` (an ``flock`` on ``daemon.lock`` held for its lifetime). It
@@ -32,11 +33,20 @@ from typing import Any
 
 from ..activity import ForegroundSignal
 from ..config import Settings
-from ..errors import DatabaseUnavailable, GraphMemError
-from .client import PROTOCOL, NoDaemon, daemon_request, env_key, home_dir, socket_path, spawn_daemon
+from ..errors import ConfigError, DatabaseUnavailable, GraphMemError
+from .client import (
+    PROTOCOL,
+    NoDaemon,
+    check_peer,
+    daemon_request,
+    env_key,
+    home_dir,
+    socket_path,
+    spawn_daemon,
+)
 from .service import HookReply, HookService, quiet_driver_logs
 
-__all__ = ["Daemon", "DaemonInfo", "daemon_status", "start_daemon", "stop_daemon"]
+__all__ = ["Daemon", "DaemonInfo", "daemon_status", "ensure_private_dir", "start_daemon", "stop_daemon"]
 
 log = logging.getLogger("graphmem.daemon")
 
@@ -67,10 +77,45 @@ def _float_env(name: str, default: float) -> float:
         return default
 
 
+def ensure_private_dir(path: str, *, uid: int | None = None) -> None:
+    """Create ``path`` (mode 0700) when missing; raise :class:`PermissionError` when it is not a
+    directory (a symbolic link is not), belongs to another user than ``uid`` (default: this
+    process's), or is writable by its group or by others: another local user could then replace
+    the daemon's socket with one of their own."""
+    uid = os.getuid() if uid is None else uid
+    parent = os.path.dirname(path)
+    if parent and not os.path.isdir(parent):
+        os.makedirs(parent, mode=0o700, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path, 0o700)
+    st = os.lstat(path)
+    if st.st_mode & 0o170000 != 0o040000:
+        raise PermissionError(f"{path} is not a directory: refusing to put graphmem's daemon socket there")
+    if st.st_uid != uid:
+        raise PermissionError(
+            f"{path} belongs to uid {st.st_uid}, not to this user (uid {uid}): refusing to put graphmem's "
+            "daemon socket there (remove it, or set GRAPHMEM_HOME to a shorter path of yours)"
+        )
+    if st.st_mode & 0o022:
+        raise PermissionError(
+            f"{path} is writable by other users (mode {st.st_mode & 0o777:o}): refusing to put graphmem's "
+            f"daemon socket there (chmod 700 {path})"
+        )
+
+
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     allow_reuse_address = True
     owner: Daemon
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        """Serve processes of the daemon's own user only."""
+        try:
+            check_peer(request, uid=self.owner.uid)
+        except OSError as e:
+            log.warning("connection refused: %s", e)
+            return False
+        return True
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -129,6 +174,8 @@ class Daemon:
         self.home = home or Path(home_dir())
         self.socket = Path(socket_path(str(self.home)))
         self.env = env_key()
+        self.uid = os.getuid()
+        """Connections from processes of other users are refused."""
         self.worker_enabled = (
             os.environ.get("GRAPHMEM_DAEMON_WORKER", "1").strip().lower() not in ("0", "false", "no", "off")
             if worker is None else worker
@@ -320,7 +367,10 @@ class Daemon:
             return 1
         sock = self.socket
         try:
-            sock.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            try:
+                ensure_private_dir(str(sock.parent), uid=self.uid)
+            except PermissionError as e:
+                raise ConfigError(str(e)) from e
             with contextlib.suppress(FileNotFoundError):
                 sock.unlink()  # we hold the lock: any socket left is stale
             old = os.umask(0o177)

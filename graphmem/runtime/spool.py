@@ -144,8 +144,10 @@ def _explain(e: OSError, what: str) -> SpoolError:
 class Spool:
     """The spool of one ``$GRAPHMEM_HOME``."""
 
-    def __init__(self, home: str | os.PathLike[str]) -> None:
+    def __init__(self, home: str | os.PathLike[str], *, clock: Callable[[], float] = time.monotonic) -> None:
+        """``clock``: the monotonic clock a replay's ``max_seconds`` is counted on (tests)."""
         self.home = Path(home)
+        self._clock = clock
         self.dir = self.home / "spool"
         self.path = self.dir / "spool.jsonl"
         self.rejected_path = self.dir / "rejected.jsonl"
@@ -484,7 +486,7 @@ class Spool:
             raise ValueError(f"max_seconds must be >= 0 or None, not {max_seconds!r}")
         if max_entries is not None and max_entries < 1:
             raise ValueError(f"max_entries must be >= 1 or None, not {max_entries!r}")
-        deadline = None if max_seconds is None else time.monotonic() + max_seconds
+        deadline = None if max_seconds is None else self._clock() + max_seconds
         result = ReplayResult()
         if not self.pending():
             return result
@@ -494,7 +496,8 @@ class Spool:
                 result.busy = True
                 return result
             self._drop_leftovers()
-            run = _Run(mem=mem, result=result, progress=progress, deadline=deadline, max_entries=max_entries)
+            run = _Run(mem=mem, result=result, progress=progress, deadline=deadline, max_entries=max_entries,
+                       clock=self._clock)
             took_spool = False
             while True:
                 snapshots = self._snapshots()
@@ -594,13 +597,14 @@ class _Run:
     progress: Callable[[int], None] | None
     deadline: float | None
     max_entries: int | None
+    clock: Callable[[], float] = time.monotonic
     taken: int = 0
     sessions_ok: set[str] = field(default_factory=set)
 
     def spent(self) -> bool:
         """The budget is spent (never before the first entry of the call)."""
         return self.taken > 0 and ((self.max_entries is not None and self.taken >= self.max_entries)
-                                   or (self.deadline is not None and time.monotonic() >= self.deadline))
+                                   or (self.deadline is not None and self.clock() >= self.deadline))
 
     def import_line(self, spool: Spool, line: bytes) -> bool:
         """Import one line (or set it aside); False on a database error (nothing taken)."""

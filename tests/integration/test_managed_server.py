@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import socket
 import stat
+import subprocess
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 from neo4j import GraphDatabase
@@ -49,8 +51,27 @@ def _server(tmp_path: Path, version: str, **kw: object) -> ManagedServer:
     return server
 
 
-def test_lifecycle_ports_security_and_persistence(tmp_path: Path, neo4j_target: Neo4jTarget) -> None:
+class _RecordingPopen(subprocess.Popen):  # type: ignore[type-arg]
+    """Popen that records every command line (``subprocess.run`` goes through it too)."""
+
+    seen: ClassVar[list[list[str]]] = []
+
+    def __init__(self, args: Any, *rest: Any, **kw: Any) -> None:
+        self.seen.append([str(a) for a in (args if isinstance(args, (list, tuple)) else [args])])
+        super().__init__(args, *rest, **kw)
+
+
+def _tree_bytes(folder: Path) -> int:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+
+
+def test_lifecycle_ports_security_and_persistence(
+    tmp_path: Path, neo4j_target: Neo4jTarget, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server = _server(tmp_path, neo4j_target.version, start_timeout=240)
+    server.heap = server.pagecache = "auto"
+    _RecordingPopen.seen = []
+    monkeypatch.setattr(subprocess, "Popen", _RecordingPopen)
     blocker = socket.socket()
     blocker.bind(("127.0.0.1", 0))
     blocker.listen()
@@ -63,6 +84,19 @@ def test_lifecycle_ports_security_and_persistence(tmp_path: Path, neo4j_target: 
         # private files
         assert stat.S_IMODE(os.stat(server.home).st_mode) == 0o700
         assert stat.S_IMODE(os.stat(server.password_file).st_mode) == 0o600
+        # the password is on no command line (nor in the server's environment)
+        password = server.password()
+        assert _RecordingPopen.seen and all(password not in " ".join(cmd) for cmd in _RecordingPopen.seen)
+        assert password.encode() not in Path(f"/proc/{st.pid}/cmdline").read_bytes()
+        assert password.encode() not in Path(f"/proc/{st.pid}/environ").read_bytes()
+        auth_ini = server.server_dir / "data" / "dbms" / "auth.ini"
+        if auth_ini.exists():  # holds a salted hash, readable by this user only
+            assert password not in auth_ini.read_text()
+            assert stat.S_IMODE(os.stat(auth_ini).st_mode) == 0o600
+        # a small start: the heap starts at 128 MiB, nothing is pre-touched, logs are not preallocated
+        cmdline = Path(f"/proc/{st.pid}/cmdline").read_bytes().split(b"\0")
+        assert b"-Xms128m" in cmdline and b"-XX:+AlwaysPreTouch" not in cmdline
+        assert _tree_bytes(server.server_dir / "data" / "transactions") < 64 * 1024 * 1024
         # loopback only
         for port in (st.bolt_port, st.http_port):
             addrs = _listening(port)
@@ -94,8 +128,7 @@ def test_lifecycle_ports_security_and_persistence(tmp_path: Path, neo4j_target: 
 
 
 def test_a_password_starting_with_a_dash_is_set_and_works(tmp_path: Path, neo4j_target: Neo4jTarget) -> None:
-    """neo4j-admin read such a password as an option ("Missing required parameter"): one fresh
-    `db up` in 64 failed, as the generated password starts with "-" one time in 64."""
+    """A password a command-line tool would read as an option is set like any other."""
     server = _server(tmp_path, neo4j_target.version, start_timeout=240)
     server.home.mkdir(parents=True, exist_ok=True)
     fd = os.open(server.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -114,6 +147,23 @@ def test_start_timeout_shows_the_log_and_leaves_nothing_running(tmp_path: Path, 
         server.start()
     assert "console.log" in str(err.value)
     assert server.state() is None
+
+
+def test_install_links_the_jars_of_the_maven_repository(tmp_path: Path, neo4j_target: Neo4jTarget) -> None:
+    """One copy of the jars on disk: lib/ holds hard links to Maven's local repository (on the
+    same file system, as here), not copies and not symbolic links."""
+    version = neo4j_target.version
+    repo_jar = Path("~/.m2/repository/org/neo4j/neo4j").expanduser() / version / f"neo4j-{version}.jar"
+    server = ManagedServer(tmp_path / "gm-home", version)
+    server.install()
+    assert server.installed()
+    jar = server.lib_dir / f"neo4j-{version}.jar"
+    assert not server.lib_dir.is_symlink() and not jar.is_symlink()
+    if repo_jar.exists() and os.stat(repo_jar).st_dev == os.stat(tmp_path).st_dev:
+        assert os.path.samefile(jar, repo_jar)
+        assert all(os.stat(f).st_nlink >= 2 for f in server.lib_dir.iterdir())
+    else:  # another file system: copies
+        assert jar.is_file()
 
 
 def test_missing_maven_gives_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import time
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from email.utils import formatdate
 
 import httpx2
@@ -241,37 +243,41 @@ def test_openai_empty_text_is_sent_as_space(server: FakeOpenAIServer) -> None:
     assert server.requests("embeddings")[0].body["input"] == [" ", "a"]
 
 
+def _recording(policy: RetryPolicy) -> tuple[RetryPolicy, list[float]]:
+    """``policy`` with its waits recorded instead of slept."""
+    waits: list[float] = []
+    return dataclasses.replace(policy, sleep=waits.append), waits
+
+
 def test_openai_429_honours_retry_after_seconds(server: FakeOpenAIServer) -> None:
     server.script("embeddings", rate_limited(retry_after=1))
-    start = time.monotonic()
-    assert len(make(server).embed(["x"])) == 1
-    elapsed = time.monotonic() - start
-    assert 0.95 <= elapsed < 2.0  # 1 s asked (minus timer granularity)
+    policy, waits = _recording(FAST)
+    assert len(make(server, retry=policy).embed(["x"])) == 1
+    assert len(waits) == 1 and 1.0 <= waits[0] <= 1.1  # 1 s asked, plus up to 10 % jitter
     assert server.count("embeddings") == 2
 
 
 def test_openai_429_honours_retry_after_ms_and_cap(server: FakeOpenAIServer) -> None:
     server.script("embeddings", rate_limited(retry_after_ms=150), rate_limited(retry_after=3600))
-    policy = RetryPolicy(max_attempts=4, initial_backoff=0.01, max_retry_after=0.2)
-    start = time.monotonic()
+    policy, waits = _recording(RetryPolicy(max_attempts=4, initial_backoff=0.01, max_retry_after=0.2))
     make(server, retry=policy).embed(["x"])
-    elapsed = time.monotonic() - start
-    # 0.15 s asked (under the cap, not the 0.01 s backoff) + 3600 s capped to 0.2 s, each +0-10 % jitter;
-    # the old 0.3 s ask was itself capped to 0.2, so the old 0.45 floor rested on request overhead
-    assert 0.35 <= elapsed < 1.5
+    # 0.15 s asked (under the cap, not the 0.01 s backoff), then 3600 s capped to 0.2 s; +0-10 % jitter each
+    assert len(waits) == 2
+    assert 0.15 <= waits[0] <= 0.165 and 0.2 <= waits[1] <= 0.22
     assert server.count("embeddings") == 3
 
 
 def test_retry_after_http_date() -> None:
     request = httpx2.Request("POST", "http://127.0.0.1/v1/embeddings")
-    when = formatdate(time.time() + 5, usegmt=True)
+    now = datetime(2026, 11, 25, 12, 0, 0, tzinfo=UTC)
+    when = formatdate(now.timestamp() + 5, usegmt=True)
     response = httpx2.Response(429, headers={"Retry-After": when}, request=request)
     err = openai.RateLimitError("rate limited", response=response, body=None)
-    seconds = retry_after_seconds(err)
-    assert seconds is not None and 3.5 <= seconds <= 5.0
+    assert retry_after_seconds(err, now=now) == 5.0
     assert is_retryable(err)
-    past = httpx2.Response(429, headers={"Retry-After": formatdate(time.time() - 60, usegmt=True)}, request=request)
-    assert retry_after_seconds(openai.RateLimitError("x", response=past, body=None)) == 0.0
+    past = httpx2.Response(429, headers={"Retry-After": formatdate(now.timestamp() - 60, usegmt=True)},
+                           request=request)
+    assert retry_after_seconds(openai.RateLimitError("x", response=past, body=None), now=now) == 0.0
     junk = httpx2.Response(429, headers={"Retry-After": "soon"}, request=request)
     assert retry_after_seconds(openai.RateLimitError("x", response=junk, body=None)) is None
     auth = openai.AuthenticationError("x", response=httpx2.Response(401, request=request), body=None)
@@ -294,12 +300,19 @@ def test_backoff_is_jittered_exponential_and_capped() -> None:
 
 def test_retry_max_elapsed_bounds_the_time(server: FakeOpenAIServer) -> None:
     server.script("embeddings", *[server_error()] * 50)
-    policy = RetryPolicy(max_attempts=50, initial_backoff=0.2, multiplier=1.0, jitter=0.0, max_elapsed=0.5)
-    start = time.monotonic()
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:  # really waits: max_elapsed counts real time
+        waits.append(seconds)
+        time.sleep(seconds)
+
+    policy = RetryPolicy(max_attempts=50, initial_backoff=0.2, multiplier=1.0, jitter=0.0, max_elapsed=0.5,
+                         sleep=sleep)
     with pytest.raises(ProviderError):
         make(server, retry=policy).embed(["x"])
-    assert time.monotonic() - start < 1.5
-    assert 2 <= server.count("embeddings") <= 4
+    # no wait starts that would end past 0.5 s: at most two 0.2 s waits, far from the 50 attempts
+    assert 1 <= len(waits) <= 2 and sum(waits) <= 0.5
+    assert server.count("embeddings") == len(waits) + 1
 
 
 def test_openai_500_then_success(server: FakeOpenAIServer) -> None:
@@ -318,11 +331,9 @@ def test_openai_malformed_answer_then_success(server: FakeOpenAIServer) -> None:
 
 
 def test_openai_timeout_then_success(server: FakeOpenAIServer) -> None:
-    server.script("embeddings", stall(3.0))
-    start = time.monotonic()
-    assert len(make(server, timeout=0.3).embed(["x"])) == 1
-    assert time.monotonic() - start < 2.0
-    assert server.count("embeddings") == 2
+    server.script("embeddings", stall(30.0))
+    assert len(make(server, timeout=1.0).embed(["x"])) == 1
+    assert server.count("embeddings") == 2  # the stalled request was given up, not waited for
 
 
 def test_openai_bounded_attempts(server: FakeOpenAIServer) -> None:
