@@ -1,7 +1,7 @@
 """Pydantic data models: what goes into graphmem and what comes out. No database code here.
 
 Attribute names are snake_case; every model also accepts and dumps the camelCase names used in
-the graph and in seed 004 (``keyFindings``, ``filesMentioned`` ...) with ``by_alias=True``.
+the graph (``keyFindings``, ``filesMentioned`` ...) with ``by_alias=True``.
 """
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ class SessionDetail(Session):
 
 
 class ConversationSummary(_Model):
-    """What a summarizer produces (seed 004's ConversationSummary)."""
+    """What a summarizer produces (a ConversationSummary)."""
 
     summary: str
     key_findings: list[str] = Field(default_factory=list)

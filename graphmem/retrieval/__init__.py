@@ -1,5 +1,6 @@
 """Retrieval: scoped hybrid search (vector + full-text, fused by RRF) over turns and summaries,
-and the pre-call context block (seed 004 §3)."""
+and the pre-call context block (recent turns, relevant turns and summaries, level-1 summaries
+not yet rolled up, known facts)."""
 
 from .context import build_context, cosine, render_context
 from .fusion import combsum, max_rrf_score, rrf

@@ -156,7 +156,7 @@ class RetrievalConfig:
 
 @dataclass(frozen=True)
 class ContextConfig:
-    """Knobs of :meth:`GraphMemory.build_context` (seed 004 §3 limits by default)."""
+    """Knobs of :meth:`GraphMemory.build_context` (the context block's default limits)."""
 
     recent_limit: int = 3
     recent_max_chars: int = 5000
@@ -192,7 +192,7 @@ class ContextTurn(_Model):
 
 
 class ContextBlock(_Model):
-    """The enriched context passed to the agent before each call (seed 004 §3)."""
+    """The enriched context passed to the agent before each call."""
 
     session_id: str
     message: str
@@ -205,7 +205,7 @@ class ContextBlock(_Model):
     facts_log_id: str | None = None
     """The ``(:Retrieval)`` node that logs this injection."""
     text: str = ""
-    """The rendered block (markdown sections of seed 004 §3), at most ``budget_chars``."""
+    """The rendered block (its markdown sections), at most ``budget_chars``."""
     chars: int = 0
     budget_chars: int = 0
     dropped: dict[str, int] = Field(default_factory=dict)

@@ -365,7 +365,7 @@ def run_retrieval_part(
     }
     plots = [
         line_plot(out_dir / "retrieval_strategy_crossover.png", sz,
-                  {"exact cosine scan (seed 004)": ex, f"vector index ({index_label})": ix,
+                  {"exact cosine scan": ex, f"vector index ({index_label})": ix,
                    "graphmem adaptive": ad},
                   title="Vector-only search k=10 in one session scope, p50",
                   xlabel="turns in the scope (log)", ylabel="p50 latency, ms (log)",
@@ -378,7 +378,7 @@ def run_retrieval_part(
     md = [
         f"One session grown to {', '.join(f'{x:,}' for x in sz)} turns (synthetic 512-d vectors and pseudo-word "
         f"texts). Per query, in a random order: vector-only k=10 with the exact `vector.similarity.cosine` scan "
-        f"over the session's nodes (seed 004's query), with the vector index, {index_label}, and with graphmem's "
+        f"over the session's nodes (the exact scan), with the vector index, {index_label}, and with graphmem's "
         f"adaptive choice (exact up to {threshold:,} nodes in scope); then hybrid / vector-only / text-only (adaptive). "
         f"{queries} queries per size after {warmup} warm-up queries. Server: Neo4j {server.version}.",
         "",
