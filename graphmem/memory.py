@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .activity import ForegroundSignal
 from .config import Settings
 from .db import Database, DeferredWrites, apply_schema, open_database, schema_status
+from .embedding import Embedder, make_embedder
 from .errors import InvalidInput, SessionNotFound
 from .models import (
     Session,
@@ -30,10 +31,10 @@ from .models import (
     utcnow,
 )
 from .paths import find_project_root, normalize_cwd
-from .providers import Embedder, make_embedder
 
 if TYPE_CHECKING:  # the summary hierarchy and worker (imported lazily by the methods using them)
     from .check import CheckReport
+    from .embedding import EmbedPassStats
     from .facts import Fact, FactInjection, ForgetResult, RememberResult
     from .facts.model import ScopeLike as FactScopeLike
     from .models import Summary
@@ -41,7 +42,6 @@ if TYPE_CHECKING:  # the summary hierarchy and worker (imported lazily by the me
     from .retrieval import (
         ContextBlock,
         ContextConfig,
-        EmbedPassStats,
         RetrievalConfig,
         Scope,
         Searcher,
@@ -612,8 +612,8 @@ class GraphMemory:
     def embed_pending(self, *, limit: int | None = None, batch: int = 128, expansion_window: int = 2) -> EmbedPassStats:
         """Embed pending turns and summaries now, in the caller's thread (the worker does it in the
         background); ``expansion_window`` > 0 also writes turns' ``contextText`` (document expansion)."""
+        from .embedding import embed_all_pending
         from .errors import ConfigError
-        from .retrieval import embed_all_pending
 
         if self.embedder is None:
             raise ConfigError("no embedder configured (GRAPHMEM_EMBEDDER=none)")
@@ -622,8 +622,8 @@ class GraphMemory:
     def reindex(self, *, on_total: Any = None, progress: Any = None) -> EmbedPassStats:
         """Re-embed everything with this memory's embedder (new model or dimension): drop and
         recreate the vector indexes, reset every embedding to pending, embed, record the model."""
+        from .embedding import reindex
         from .errors import ConfigError
-        from .retrieval import reindex
 
         if self.embedder is None:
             raise ConfigError("reindex needs an embedder (GRAPHMEM_EMBEDDER is none)")

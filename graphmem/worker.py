@@ -50,12 +50,11 @@ from .activity import ForegroundSignal
 from .config import Settings
 from .db import Database
 from .db.client import Tx
-from .embedding import embed_pending_summaries, embed_pending_turns, scope_params
+from .embedding import Embedder, embed_pending_summaries, embed_pending_turns, scope_params
 from .errors import DatabaseError, DatabaseUnavailable, GraphMemError
 from .hierarchy import PlanChild, cover_key, plan_level1, plan_rollup, rollup_threshold
 from .models import ConversationSummary
 from .providers import (
-    Embedder,
     ExtractiveSummarizer,
     Summarizer,
     SummaryResult,
@@ -449,7 +448,7 @@ class SummaryWorker:
         self.stats.turns_embedded += n
         if n:
             # document expansion for the lexical side (retrieval's contextText: the ±2 neighbours)
-            from .retrieval.pipeline import expand_context
+            from .embedding import expand_context
 
             try:
                 expand_context(self.db, self.config.context_window, ids=embedded.ids)

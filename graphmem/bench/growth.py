@@ -446,8 +446,8 @@ def dedicated_memory(home: Path, *, heap: str = DEDICATED_HEAP, pagecache: str =
     with the configured embedder; yields it, the server's data directory and its process id."""
     from ..config import Settings
     from ..db import Database
+    from ..embedding import make_embedder
     from ..neo4j_local import ManagedServer
-    from ..providers import make_embedder
 
     settings = Settings.load()
     bolt = bolt_port or _free_port()

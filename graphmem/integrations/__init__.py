@@ -5,7 +5,7 @@
   nothing), plus incremental reading for Stop hooks (:func:`read_new`);
 * redaction: :func:`redact`, :func:`redact_turn` replace secrets with ``[REDACTED:<kind>]``;
 * hooks: stdin models, context output rendering, opt-out rules;
-* settings: install/uninstall graphmem's hooks in the CLIs' settings files.
+* hook_files: install/uninstall graphmem's hooks in the CLIs' hook files (settings.json, hooks.json).
 """
 
 from ._common import COMPACTION_MARKER, CONTEXT_CLOSE, CONTEXT_OPEN, INTERRUPTED_NOTE, ImportedSession, ReadCursor
@@ -13,6 +13,22 @@ from .aider import parse_aider
 from .claude_code import parse_claude_code, read_new_claude_code
 from .codex import parse_codex, read_new_codex
 from .gemini import parse_gemini, read_new_gemini
+from .hook_files import (
+    CLAUDE_EVENTS,
+    CODEX_EVENTS,
+    GEMINI_EVENTS,
+    InstallResult,
+    claude_settings_install,
+    claude_settings_path,
+    claude_settings_uninstall,
+    codex_hooks_enabled,
+    codex_hooks_install,
+    codex_hooks_path,
+    codex_hooks_uninstall,
+    gemini_settings_install,
+    gemini_settings_path,
+    gemini_settings_uninstall,
+)
 from .hooks import (
     IGNORE_FILE,
     MAX_CONTEXT_CHARS,
@@ -32,22 +48,6 @@ from .hooks import (
 )
 from .importers import detect_agent, parse_transcript, read_new
 from .redaction import Redactor, redact, redact_turn, redact_turn_with_kinds, redact_value
-from .settings import (
-    CLAUDE_EVENTS,
-    CODEX_EVENTS,
-    GEMINI_EVENTS,
-    InstallResult,
-    claude_settings_install,
-    claude_settings_path,
-    claude_settings_uninstall,
-    codex_hooks_enabled,
-    codex_hooks_install,
-    codex_hooks_path,
-    codex_hooks_uninstall,
-    gemini_settings_install,
-    gemini_settings_path,
-    gemini_settings_uninstall,
-)
 
 __all__ = [
     "CLAUDE_EVENTS",

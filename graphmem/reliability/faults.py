@@ -700,9 +700,9 @@ def openai_fault_run(
     configuration (LLM with extractive fallback, ``max_attempts`` per call, 5 per job)."""
     from ..check import check_hierarchy
     from ..db import Database, schema_status
+    from ..embedding import OpenAIEmbedder
     from ..memory import GraphMemory
     from ..providers import ExtractiveSummarizer
-    from ..providers.embedders import OpenAIEmbedder
     from ..providers.openai_summarizer import OpenAISummarizer
     from ..providers.retry import RetryPolicy
     from ..providers.summarizers import FallbackSummarizer

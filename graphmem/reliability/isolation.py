@@ -336,12 +336,12 @@ def _embed_run(mem: Any, w: _World) -> None:
     vectors, the neighbour-averaged ``ctxEmbedding``, ``contextText``, the session documents), but
     only these ids."""
     from ..embedding import (
+        embedding_hash,
         refresh_context_vectors,
         refresh_session_docs,
         summary_embedding_text,
         turn_embedding_text,
     )
-    from ..providers import embedding_hash
 
     emb = mem.embedder
     model = emb.model
@@ -758,10 +758,10 @@ def run_isolation(target: tuple[str, str, str], cfg: IsolationConfig, *, command
                   log_fn: Callable[[str], None] | None = None) -> tuple[IsolationReport, BenchResult]:
     """Build the adversarial data on ``target``, check every result, clean up; return the report."""
     from ..db import Database
+    from ..embedding import LocalEmbedder
     from ..facts import delete_facts_under_path as delete_project_facts
     from ..facts.store import delete_facts
     from ..memory import GraphMemory
-    from ..providers import LocalEmbedder
 
     say = log_fn or (lambda _m: None)
     run = uuid.uuid4().hex[:8]

@@ -37,8 +37,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..db import Database
+from ..embedding import Embedder
 from ..errors import DatabaseError, InvalidInput
-from ..providers import Embedder
 from .fusion import combsum, max_rrf_score, rrf
 from .lucene import build_query, query_terms
 from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult

@@ -13,8 +13,8 @@ from graphmem.bench.growth import NODES_PER_SESSION, GrowthConfig, write_growth
 from graphmem.bench.growth import run_part as growth_part
 from graphmem.bench.importing import generate_corpus, write_import
 from graphmem.bench.importing import run_part as import_part
+from graphmem.embedding import LocalEmbedder
 from graphmem.integrations import parse_transcript
-from graphmem.providers import LocalEmbedder
 
 from ..conftest import Neo4jTarget
 
