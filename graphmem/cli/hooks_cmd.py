@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from .common import add_json_flag, emit_json, print_table
-from .import_cmd import _AGENT_ALIASES
 
 __all__ = ["TOOLS", "default_hook_command", "register"]
 
@@ -95,6 +94,8 @@ _OUR_COMMAND = re.compile(r"(?:^|[\s/'\"])graphmem['\"]?\s+hook\s+(claude-code|c
 
 def _installed_commands(path: Path, tool: str | None = None) -> dict[str, list[str]]:
     """Our hook commands found in a settings file: command -> events."""
+    from ..integrations.formats import canonical_agent
+
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -115,7 +116,8 @@ def _installed_commands(path: Path, tool: str | None = None) -> dict[str, list[s
                 m = _OUR_COMMAND.search(cmd)
                 if m is None:
                     continue
-                found = _AGENT_ALIASES.get(m.group(1) or m.group(2), m.group(1) or m.group(2))
+                named = m.group(1) or m.group(2)
+                found = canonical_agent(named) or named
                 if tool is not None and found != tool:
                     continue
                 out.setdefault(cmd.strip(), []).append(event)

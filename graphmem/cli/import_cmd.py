@@ -14,8 +14,6 @@ from .common import Progress, add_json_flag, emit_json, open_memory
 
 __all__ = ["discover_transcripts", "register"]
 
-AGENTS = ("claude-code", "codex", "gemini", "aider")
-_AGENT_ALIASES = {"claude": "claude-code", "claude_code": "claude-code", "gemini-cli": "gemini", "codex-cli": "codex"}
 
 
 def register(sub: Any) -> None:
@@ -37,22 +35,19 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_import)
 
 
-_PATTERNS: dict[str, tuple[str, ...]] = {
-    "claude-code": ("*.jsonl",),
-    "codex": ("rollout-*.jsonl", "*.jsonl"),
-    "gemini": ("session-*.json", "session-*.jsonl"),
-    "aider": (".aider.chat.history.md", "*.aider.chat.history.md"),
-    "auto": ("*.jsonl", "session-*.json", ".aider.chat.history.md"),
-}
 
 
 def discover_transcripts(agent: str, paths: list[str]) -> list[Path]:
-    """The transcript files named by ``paths`` (folders are searched recursively), sorted, unique."""
+    """The transcript files named by ``paths`` (folders are searched recursively for the file names
+    of ``agent``'s format, or of any format for ``auto``), sorted, unique."""
+    from ..integrations.formats import AUTO_PATTERNS, transcript_format
+
+    patterns = AUTO_PATTERNS if agent == "auto" else transcript_format(agent).patterns
     out: dict[str, Path] = {}
     for raw in paths:
         p = Path(raw).expanduser()
         if p.is_dir():
-            for pattern in _PATTERNS[agent]:
+            for pattern in patterns:
                 for f in sorted(p.rglob(pattern)):
                     if f.is_file():
                         out.setdefault(str(f.resolve()), f)
@@ -65,11 +60,12 @@ def discover_transcripts(agent: str, paths: list[str]) -> list[Path]:
 
 def _import(args: argparse.Namespace) -> int:
     from ..integrations import parse_transcript
+    from ..integrations.formats import canonical_agent
 
     items = list(args.items)
-    first = _AGENT_ALIASES.get(items[0].lower(), items[0].lower())
+    first = "auto" if items[0].lower() == "auto" else canonical_agent(items[0])
     agent = "auto"
-    if first in (*AGENTS, "auto") and not Path(items[0]).exists():
+    if first is not None and not Path(items[0]).exists():
         agent = first
         items = items[1:]
     if not items:

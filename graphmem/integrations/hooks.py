@@ -33,7 +33,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ..errors import InvalidInput
 from ..models import clean_text
 from ..paths import find_project_root
-from ._common import CONTEXT_CLOSE, CONTEXT_OPEN, has_nomem
+from .transcript import CONTEXT_CLOSE, CONTEXT_OPEN
+from .turns import has_nomem
 
 __all__ = [
     "IGNORE_FILE",
