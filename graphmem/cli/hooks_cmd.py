@@ -80,13 +80,9 @@ def _project_dir(args: argparse.Namespace) -> str:
 
 
 def _settings_path(tool: str, scope: str, project_dir: str) -> Path:
-    from ..integrations import claude_settings_path, codex_hooks_path, gemini_settings_path
+    from ..integrations.hook_files import HOOK_FILES
 
-    if tool == "claude-code":
-        return claude_settings_path(scope, project_dir)  # type: ignore[arg-type]
-    if tool == "codex":
-        return codex_hooks_path(scope, project_dir)  # type: ignore[arg-type]
-    return gemini_settings_path(scope, project_dir)  # type: ignore[arg-type]
+    return HOOK_FILES[tool].path(scope, project_dir)  # type: ignore[arg-type]
 
 
 _OUR_COMMAND = re.compile(r"(?:^|[\s/'\"])graphmem['\"]?\s+hook\s+(claude-code|claude|codex|gemini)\b|runtime/client\.py['\"]?\s+(claude-code|codex|gemini)\b")
@@ -125,28 +121,21 @@ def _installed_commands(path: Path, tool: str | None = None) -> dict[str, list[s
 
 
 def _hooks_install(args: argparse.Namespace) -> int:
-    from ..integrations import (
-        CLAUDE_EVENTS,
-        CODEX_EVENTS,
-        GEMINI_EVENTS,
-        claude_settings_install,
-        codex_hooks_install,
-        gemini_settings_install,
-    )
+    from ..integrations.hook_files import HOOK_FILES
 
+    hook_file = HOOK_FILES[args.tool]
     project = _project_dir(args)
     command = args.command or default_hook_command(args.tool, portable=args.portable)
     path = Path(args.settings) if args.settings else _settings_path(args.tool, args.scope, project)
-    installer: Any = {"claude-code": claude_settings_install, "codex": codex_hooks_install,
-                      "gemini": gemini_settings_install}[args.tool]
-    events = {"claude-code": CLAUDE_EVENTS, "codex": CODEX_EVENTS, "gemini": GEMINI_EVENTS}[args.tool]
+    events = hook_file.events
     if args.no_session_start:
         events = tuple(e for e in events if e != "SessionStart")
     # an earlier install with another command (another path to graphmem) is replaced, not duplicated
     for old in _installed_commands(path, args.tool):
         if old != command and not old.startswith(command + " "):
-            _uninstaller(args.tool)(str(path), old, args.scope, project_dir=project)
-    result = installer(str(path), command, args.scope, project_dir=project, timeout=args.timeout, events=events)
+            hook_file.uninstall(str(path), old, args.scope, project_dir=project)
+    result = hook_file.install(str(path), command, args.scope, project_dir=project, timeout=args.timeout,
+                               events=events)
     if args.json:
         emit_json({**result.model_dump(), "command": command, "tool": args.tool})
         return 0
@@ -157,26 +146,21 @@ def _hooks_install(args: argparse.Namespace) -> int:
     else:
         print(f"graphmem hooks already installed in {result.path}")
     print(f"command: {command}")
-    if args.tool == "codex":
-        print("Codex: hooks may need `[features] hooks = true` in ~/.codex/config.toml", file=sys.stderr)
+    if hook_file.note:
+        print(hook_file.note, file=sys.stderr)
     return 0
 
 
-def _uninstaller(tool: str) -> Any:
-    from ..integrations import claude_settings_uninstall, codex_hooks_uninstall, gemini_settings_uninstall
-
-    return {"claude-code": claude_settings_uninstall, "codex": codex_hooks_uninstall,
-            "gemini": gemini_settings_uninstall}[tool]
-
-
 def _hooks_uninstall(args: argparse.Namespace) -> int:
+    from ..integrations.hook_files import HOOK_FILES
+
     project = _project_dir(args)
     path = Path(args.settings) if args.settings else _settings_path(args.tool, args.scope, project)
     commands = [args.command] if args.command else list(_installed_commands(path, args.tool))
     removed: list[str] = []
     changed = False
     for cmd in commands:
-        r = _uninstaller(args.tool)(str(path), cmd, args.scope, project_dir=project)
+        r = HOOK_FILES[args.tool].uninstall(str(path), cmd, args.scope, project_dir=project)
         changed = changed or r.changed
         removed.extend(e for e in r.removed if e not in removed)
     if args.json:
@@ -190,11 +174,12 @@ def _hooks_uninstall(args: argparse.Namespace) -> int:
 
 
 def _hooks_status(args: argparse.Namespace) -> int:
+    from ..integrations.hook_files import HOOK_FILES
+
     project = _project_dir(args)
     rows: list[dict[str, Any]] = []
     for tool in [args.tool] if args.tool else list(TOOLS):
-        scopes = ("user", "project", "local") if tool == "claude-code" else ("user", "project")
-        for scope in scopes:
+        for scope in HOOK_FILES[tool].scopes:
             path = _settings_path(tool, scope, project)
             cmds = _installed_commands(path, tool)
             rows.append({"tool": tool, "scope": scope, "path": str(path), "installed": bool(cmds),
