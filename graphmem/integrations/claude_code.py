@@ -259,6 +259,7 @@ _CLAUDE_TYPES = frozenset(
     {"user", "assistant", "summary", "system", "progress", "file-history-snapshot", "queue-operation", "attachment"}
 )
 
+
 FORMAT = TranscriptFormat(
     name=AGENT,
     label="Claude Code",

@@ -39,8 +39,12 @@ _INTERRUPT_RE = re.compile(r"^\[Request interrupted by user[^\]]*\]")
 _COMMAND_NAME_RE = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.DOTALL)
 _COMMAND_ARGS_RE = re.compile(r"<command-args>\s*(.*?)\s*</command-args>", re.DOTALL)
 _INLINE_NOISE_RE = re.compile(r"<(system-reminder|user-prompt-submit-hook)>.*?</\1>", re.DOTALL)
+
+
 @dataclass(slots=True)
 class Record:
+    """A user, assistant, queued-prompt or turn-end record with its place in the file."""
+
     offset: int
     lineno: int
     ts: datetime | None
@@ -50,6 +54,7 @@ class Record:
 
 
 def queued_prompt(obj: dict[str, Any]) -> str | None:
+    """The prompt a person typed while the assistant worked (a ``queued_command`` attachment), if any."""
     att = as_dict(obj.get("attachment"))
     if att.get("type") != "queued_command":
         return None

@@ -210,6 +210,7 @@ def _read(source: Source, opts: ReadOptions) -> list[ImportedSession]:
 
 _CODEX_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 
+
 FORMAT = TranscriptFormat(
     name=AGENT,
     label="Codex",

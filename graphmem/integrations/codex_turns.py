@@ -60,8 +60,12 @@ _INJECTED_PREFIXES = (
 _EXIT_RE = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d+)", re.MULTILINE)
 _WALL_RE = re.compile(r"^Wall time:\s*([0-9.]+)\s*(?:seconds|s)\b", re.MULTILINE)
 _OUTPUT_RE = re.compile(r"^Output:\n", re.MULTILINE)
+
+
 @dataclass(slots=True)
 class Record:
+    """A response item, event or compaction record with its place in the file."""
+
     offset: int
     lineno: int
     ts: datetime | None
@@ -130,6 +134,8 @@ def _parse_args(raw: Any) -> Any:
 
 
 class Assembler:
+    """Walks a rollout's records and builds turns."""
+
     def __init__(self, diag: Diagnostics, session_id: str, *, late: bool) -> None:
         self.diag = diag
         self.session_id = session_id
