@@ -19,6 +19,7 @@ from ..models import clean_text
 
 __all__ = ["EmbedOne", "Embedder", "check_texts", "embedding_hash", "normalize_rows", "prepare_text"]
 
+
 @runtime_checkable
 class Embedder(Protocol):
     """Turns texts into L2-normalised vectors of ``dimensions`` floats, one per text, in order."""

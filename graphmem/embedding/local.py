@@ -17,6 +17,7 @@ LOCAL_EMBEDDING_MODEL = "use-multilingual-v3"
 """Same value as ``graphmem.memory.LOCAL_EMBEDDING_MODEL`` (kept equal; checked by the tests)."""
 LOCAL_EMBEDDING_DIMENSIONS = 512
 
+
 _use_lock = threading.Lock()
 _use_models: dict[tuple[int, bool], Any] = {}
 
