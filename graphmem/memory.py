@@ -28,18 +28,16 @@ from .facts.model import ScopeLike as FactScopeLike
 from .hierarchy import session_summaries, summaries_not_rolled_up
 from .models import Session, SessionDetail, SessionInfo, Summary, ToolCallIn, Turn, TurnIn
 from .paths import normalize_cwd
-from .providers import Embedder, Summarizer, make_embedder
+from .embedding import EmbedPassStats, Embedder, embed_all_pending, make_embedder, reindex
+from .providers import Summarizer
 from .retrieval import (
     ContextBlock,
     ContextConfig,
-    EmbedPassStats,
     RetrievalConfig,
     Scope,
     Searcher,
     SearchMode,
     SearchResult,
-    embed_all_pending,
-    reindex,
 )
 from .retrieval.context import context_for_session
 from .sessions import check_id

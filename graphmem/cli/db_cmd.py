@@ -65,7 +65,7 @@ def _up(args: argparse.Namespace) -> int:
     if not args.no_init:
         with GraphMemory.from_settings(settings) as mem:
             print(f"schema version {mem.init_schema()}")
-            from .integrations_cmd import replay_spool_quietly  # turns hooks spooled while it was down
+            from .spool_cmd import replay_spool_quietly  # turns hooks spooled while it was down
 
             report = replay_spool_quietly(mem)
             if report:

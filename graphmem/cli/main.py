@@ -30,7 +30,13 @@ GROUPS: list[tuple[str, str]] = [
 _OPTIONAL_GROUPS = [
     "graphmem.cli.search_cmd",
     "graphmem.cli.worker_cmd",
-    "graphmem.cli.integrations_cmd",
+    "graphmem.cli.import_cmd",
+    "graphmem.cli.hooks_cmd",
+    "graphmem.cli.hook_cmd",
+    "graphmem.cli.daemon_cmd",
+    "graphmem.cli.spool_cmd",
+    "graphmem.cli.stats_cmd",
+    "graphmem.cli.mcp_cmd",
     "graphmem.cli.facts_cmd",
     "graphmem.cli.export_cmd",
 ]

@@ -33,7 +33,7 @@ from ..db.params import vector_param
 from ..db.rows import native
 from ..errors import DatabaseError, SessionNotFound
 from ..models import clean_text, utcnow
-from ..providers import Embedder
+from ..embedding import Embedder
 from ..redaction import redact as redact_text
 from .model import Fact, FactInjection, InjectedItem, Scope
 from .tuning import FactTuning, get_tuning

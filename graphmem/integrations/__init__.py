@@ -1,19 +1,45 @@
 """Integration parsing layer for coding CLIs (no database code).
 
-* importers: Claude Code, Codex CLI, Gemini CLI and Aider transcripts -> :class:`ImportedSession`
-  with :class:`~graphmem.models.TurnIn` turns keyed by the source's own ids (re-import adds
-  nothing), plus incremental reading for Stop hooks (:func:`read_new`);
+* formats: the table of transcript formats (Claude Code, Codex CLI, Gemini CLI, Aider), each
+  read into :class:`ImportedSession` with :class:`~graphmem.models.TurnIn` turns keyed by the
+  source's own ids (re-import adds nothing), plus incremental reading for Stop hooks
+  (:func:`read_new`); transcript and turns hold the machinery every format shares;
 * redaction: :func:`redact`, :func:`redact_turn` replace secrets with ``[REDACTED:<kind>]``;
 * hooks: stdin models, context output rendering, opt-out rules;
-* settings: install/uninstall graphmem's hooks in the CLIs' settings files.
+* hook_files: install/uninstall graphmem's hooks in the CLIs' hook files (settings.json, hooks.json).
 """
 
-from ..redaction import Redactor, redact, redact_turn, redact_turn_with_kinds, redact_value
-from ._common import COMPACTION_MARKER, CONTEXT_CLOSE, CONTEXT_OPEN, INTERRUPTED_NOTE, ImportedSession, ReadCursor
 from .aider import parse_aider
-from .claude_code import parse_claude_code, read_new_claude_code
-from .codex import parse_codex, read_new_codex
-from .gemini import parse_gemini, read_new_gemini
+from .claude_code import parse_claude_code
+from .codex import parse_codex
+from .formats import (
+    FORMATS,
+    detect_agent,
+    detect_format,
+    parse_transcript,
+    read_new,
+    read_new_claude_code,
+    read_new_codex,
+    read_new_gemini,
+    transcript_format,
+)
+from .gemini import parse_gemini
+from .hook_files import (
+    CLAUDE_EVENTS,
+    CODEX_EVENTS,
+    GEMINI_EVENTS,
+    InstallResult,
+    claude_settings_install,
+    claude_settings_path,
+    claude_settings_uninstall,
+    codex_hooks_enabled,
+    codex_hooks_install,
+    codex_hooks_path,
+    codex_hooks_uninstall,
+    gemini_settings_install,
+    gemini_settings_path,
+    gemini_settings_uninstall,
+)
 from .hooks import (
     IGNORE_FILE,
     MAX_CONTEXT_CHARS,
@@ -31,22 +57,16 @@ from .hooks import (
     should_capture,
     truncate_context,
 )
-from .importers import detect_agent, parse_transcript, read_new
-from .settings import (
-    CLAUDE_EVENTS,
-    CODEX_EVENTS,
-    GEMINI_EVENTS,
-    InstallResult,
-    claude_settings_install,
-    claude_settings_path,
-    claude_settings_uninstall,
-    codex_hooks_enabled,
-    codex_hooks_install,
-    codex_hooks_path,
-    codex_hooks_uninstall,
-    gemini_settings_install,
-    gemini_settings_path,
-    gemini_settings_uninstall,
+from ..redaction import Redactor, redact, redact_turn, redact_turn_with_kinds, redact_value
+from .transcript import (
+    COMPACTION_MARKER,
+    CONTEXT_CLOSE,
+    CONTEXT_OPEN,
+    INTERRUPTED_NOTE,
+    ImportedSession,
+    ReadCursor,
+    ReadOptions,
+    TranscriptFormat,
 )
 
 __all__ = [
@@ -55,6 +75,7 @@ __all__ = [
     "COMPACTION_MARKER",
     "CONTEXT_CLOSE",
     "CONTEXT_OPEN",
+    "FORMATS",
     "GEMINI_EVENTS",
     "IGNORE_FILE",
     "INTERRUPTED_NOTE",
@@ -67,7 +88,9 @@ __all__ = [
     "ImportedSession",
     "InstallResult",
     "ReadCursor",
+    "ReadOptions",
     "Redactor",
+    "TranscriptFormat",
     "canonical_event",
     "claude_settings_install",
     "claude_settings_path",
@@ -77,6 +100,7 @@ __all__ = [
     "codex_hooks_path",
     "codex_hooks_uninstall",
     "detect_agent",
+    "detect_format",
     "gemini_settings_install",
     "gemini_settings_path",
     "gemini_settings_uninstall",
@@ -99,5 +123,6 @@ __all__ = [
     "render_context",
     "render_noop",
     "should_capture",
+    "transcript_format",
     "truncate_context",
 ]

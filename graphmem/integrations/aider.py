@@ -34,23 +34,21 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from ._common import (
+from .transcript import (
     Diagnostics,
     ImportedSession,
-    PendingTool,
     ReadCursor,
+    ReadOptions,
     Source,
-    TurnBuilder,
+    TranscriptFormat,
     decode,
     file_size,
-    finalize,
     read_bytes,
-    short_hash,
     source_path,
-    strip_injected_context,
 )
+from .turns import PendingTool, TurnBuilder, finalize, short_hash, strip_injected_context
 
-__all__ = ["AGENT", "parse_aider"]
+__all__ = ["AGENT", "FORMAT", "parse_aider"]
 
 AGENT = "aider"
 
@@ -315,3 +313,18 @@ def _tool_lines(
     if current is not None and current.last_event == "tool_use":
         current.last_event = "tool_result"
     return target
+
+
+def _read(source: Source, opts: ReadOptions) -> list[ImportedSession]:
+    return parse_aider(source, cwd=opts.cwd, skip_nomem=opts.skip_nomem, redact=opts.redact)
+
+
+FORMAT = TranscriptFormat(
+    name=AGENT,
+    label="Aider",
+    read=_read,
+    resume=None,
+    patterns=(".aider.chat.history.md", "*.aider.chat.history.md"),
+    claims_name=lambda name: name.endswith(".md") or "aider.chat.history" in name,
+)
+"""Aider chat histories (no hooks, so no incremental reading: the whole file is imported again)."""

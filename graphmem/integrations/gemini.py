@@ -30,37 +30,40 @@ A truncated legacy ``.json`` file is salvaged message by message.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
 
-from ._common import (
+from .transcript import (
     COMPACTION_MARKER,
     Diagnostics,
     ImportedSession,
-    PendingTool,
     ReadCursor,
+    ReadOptions,
     Source,
+    TranscriptFormat,
+    decode,
+    file_size,
+    iter_lines,
+    load_json_line,
+    read_bytes,
+    source_path,
+)
+from .turns import (
+    PendingTool,
     TurnBuilder,
     as_dict,
     as_str,
-    decode,
-    file_size,
     finalize,
-    iter_lines,
     json_text,
-    load_json_line,
     parse_ts,
-    read_bytes,
     select_turns,
     short_hash,
-    source_path,
     strip_injected_context,
     text_of_blocks,
 )
 
-__all__ = ["AGENT", "parse_gemini", "read_new_gemini"]
+__all__ = ["AGENT", "FORMAT", "parse_gemini"]
 
 AGENT = "gemini"
 
@@ -76,56 +79,15 @@ def parse_gemini(
     redact: bool = True,
 ) -> ImportedSession:
     """Import a Gemini CLI session file (``.json``/``.jsonl``) or checkpoint."""
-    return _parse(
-        source,
-        cwd=cwd,
-        final=include_incomplete,
-        after_source_id=None,
-        skip_nomem=skip_nomem,
-        redact=redact,
-    )
+    return _parse(source, ReadOptions(cwd=cwd, final=include_incomplete, skip_nomem=skip_nomem, redact=redact))
 
 
-def read_new_gemini(
-    path: str | os.PathLike[str],
-    cursor: ReadCursor | None = None,
-    *,
-    cwd: str | None = None,
-    final: bool = False,
-    skip_nomem: bool = True,
-    redact: bool = True,
-    last_assistant_message: str | None = None,
-) -> ImportedSession:
-    """Turns after ``cursor.last_source_id`` (Gemini rewrites and rewinds its files, so the file
-    is always re-read whole; the cursor's offset is informational). Gemini writes its file
-    before running hooks, so a last turn that ends on model text with every tool call answered
-    counts as finished; ``last_assistant_message`` (AfterAgent's ``prompt_response``) also
-    finishes it."""
-    cursor = cursor or ReadCursor()
-    session = _parse(
-        path,
-        cwd=cwd,
-        final=final,
-        after_source_id=cursor.last_source_id,
-        skip_nomem=skip_nomem,
-        redact=redact,
-        tail_text=last_assistant_message,
-    )
-    if session.cursor.last_source_id is None:
-        session.cursor.last_source_id = cursor.last_source_id
-    return session
-
-
-def _parse(
-    source: Source,
-    *,
-    cwd: str | None,
-    final: bool,
-    after_source_id: str | None,
-    skip_nomem: bool,
-    redact: bool,
-    tail_text: str | None = None,
-) -> ImportedSession:
+def _parse(source: Source, opts: ReadOptions) -> ImportedSession:
+    """One read of a session file, always whole (Gemini rewrites and rewinds its files): turns
+    after ``opts.after_source_id``. Gemini writes its file before running hooks, so a last turn
+    that ends on model text with every tool call answered counts as finished; the Stop hook's
+    text (AfterAgent's ``prompt_response``) also finishes it."""
+    after_source_id = opts.after_source_id
     diag = Diagnostics()
     path = source_path(source)
     raw = read_bytes(source)
@@ -161,18 +123,18 @@ def _parse(
         builders = _from_messages(messages, session_id, diag)
 
     emitted, _held = select_turns(
-        builders, final=final, after_source_id=after_source_id, diag=diag, tail_text=tail_text, heuristic=True
+        builders, final=opts.final, after_source_id=after_source_id, diag=diag, tail_text=opts.tail_text, heuristic=True
     )
     if after_source_id is not None and after_source_id not in {b.source_id for b in builders}:
         diag.warn("cursor", "the cursor's last source id is no longer in the file; every turn returned")
-    turns = finalize(emitted, diag, skip_nomem=skip_nomem, redact=redact)
+    turns = finalize(emitted, diag, skip_nomem=opts.skip_nomem, redact=opts.redact)
     started = parse_ts(meta.get("startTime")) or min((t.timestamp for t in turns if t.timestamp), default=None)
     title = as_str(meta.get("summary")) if isinstance(meta.get("summary"), str) else None
     size = file_size(source)
     return ImportedSession(
         agent=AGENT,
         session_id=session_id,
-        cwd=cwd or _project_root(path) or _first_directory(meta),
+        cwd=opts.cwd or _project_root(path) or _first_directory(meta),
         started_at=started,
         title=title,
         source_path=path,
@@ -477,3 +439,21 @@ def _from_checkpoint(history: list[dict[str, Any]], session_id: str, diag: Diagn
         else:
             diag.count(f"skipped:role:{role}")
     return b.builders
+
+
+def _read(source: Source, opts: ReadOptions) -> list[ImportedSession]:
+    return [_parse(source, opts)]
+
+
+FORMAT = TranscriptFormat(
+    name=AGENT,
+    label="Gemini CLI",
+    read=_read,
+    resume="source-id",
+    aliases=("gemini-cli",),
+    patterns=("session-*.json", "session-*.jsonl"),
+    claims_name=lambda name: name.endswith(".json"),
+    record_rules=((1, lambda obj: "sessionId" in obj and "projectHash" in obj),),
+    name_hint=lambda name: name.startswith("session-"),
+)
+"""Gemini CLI session files and checkpoints (rewritten in place: read whole, filtered by source id)."""

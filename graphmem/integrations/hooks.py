@@ -33,7 +33,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ..errors import InvalidInput
 from ..models import clean_text
 from ..paths import find_project_root
-from ._common import CONTEXT_CLOSE, CONTEXT_OPEN, has_nomem
+from .formats import canonical_agent
+from .transcript import CONTEXT_CLOSE, CONTEXT_OPEN
+from .turns import has_nomem
 
 __all__ = [
     "IGNORE_FILE",
@@ -144,19 +146,17 @@ class GeminiHookInput(HookInput):
 
 _MODELS: dict[str, type[HookInput]] = {
     "claude-code": ClaudeHookInput,
-    "claude": ClaudeHookInput,
     "codex": CodexHookInput,
     "gemini": GeminiHookInput,
 }
 
 
 def _normalize_tool(tool: str) -> str:
-    t = tool.lower()
-    if t in ("claude", "claude-code", "claude_code"):
-        return "claude-code"
-    if t in ("codex", "gemini"):
-        return t
-    raise InvalidInput(f"unknown hook tool {tool!r} (expected claude-code, codex or gemini)")
+    """The hook tool ``tool`` names (any spelling the transcript formats accept)."""
+    name = canonical_agent(tool)
+    if name is None or name not in _MODELS:
+        raise InvalidInput(f"unknown hook tool {tool!r} (expected claude-code, codex or gemini)")
+    return name
 
 
 def parse_hook_input(raw: str | bytes, tool: str = "claude-code") -> HookInput:

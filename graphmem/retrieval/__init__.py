@@ -14,7 +14,6 @@ from .models import (
     SearchMode,
     SearchResult,
 )
-from .pipeline import EmbedPassStats, embed_all_pending, expand_context, pending_counts, reindex
 from .reltime import locale_from_env, relative_time
 from .scopes import Scope, parse_scope
 from .search import DEFAULT_LEVELS, Searcher
@@ -24,7 +23,6 @@ __all__ = [
     "ContextBlock",
     "ContextConfig",
     "ContextTurn",
-    "EmbedPassStats",
     "RetrievalConfig",
     "Scope",
     "SearchHit",
@@ -35,15 +33,11 @@ __all__ = [
     "build_query",
     "combsum",
     "cosine",
-    "embed_all_pending",
     "escape",
-    "expand_context",
     "locale_from_env",
     "max_rrf_score",
     "parse_scope",
-    "pending_counts",
     "query_terms",
-    "reindex",
     "relative_time",
     "render_context",
     "rrf",

@@ -26,7 +26,7 @@ from ..db.rows import native
 from ..errors import GraphMemError, InvalidInput, SessionNotFound
 from ..facts.inject import inject_facts
 from ..models import Session, Turn
-from ..providers import Embedder
+from ..embedding import Embedder
 from ..sessions import check_id, session_from_row
 from ..turns import turn_from_row
 from .models import ContextBlock, ContextConfig, ContextTurn, SearchHit

@@ -38,7 +38,7 @@ from typing import Any
 
 from ..db import Database
 from ..errors import DatabaseError, InvalidInput
-from ..providers import Embedder
+from ..embedding import Embedder
 from .fusion import combsum, rrf
 from .hits import Candidate, SearchRun, hydrate, ms_since
 from .lucene import build_query, query_terms

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..integrations import ReadCursor
-from .spool import _explain
+from .spool_files import explain
 
 __all__ = ["CursorStore"]
 
@@ -42,7 +42,7 @@ class CursorStore:
                 self.dir.mkdir(mode=0o700, exist_ok=True)
                 os.chmod(self.dir, 0o700)
         except OSError as e:
-            raise _explain(e, f"create the cursor folder {self.dir}") from e
+            raise explain(e, f"create the cursor folder {self.dir}") from e
 
     def get(self, agent: str, transcript: str) -> ReadCursor | None:
         """The saved cursor, or None (never read, or unreadable)."""
@@ -85,7 +85,7 @@ class CursorStore:
         except OSError as e:
             with contextlib.suppress(OSError):
                 tmp.unlink()
-            raise _explain(e, f"save the transcript cursor {path}") from e
+            raise explain(e, f"save the transcript cursor {path}") from e
 
     @contextlib.contextmanager
     def lock(self, agent: str, transcript: str) -> Iterator[None]:
@@ -95,7 +95,7 @@ class CursorStore:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as e:
-            raise _explain(e, f"open the cursor lock {path}") from e
+            raise explain(e, f"open the cursor lock {path}") from e
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield

@@ -226,7 +226,7 @@ class Daemon:
 
     def _warm_up(self) -> None:
         try:
-            from ..providers import make_embedder
+            from ..embedding import make_embedder
 
             emb = make_embedder(self.settings)
             if emb is None:

@@ -16,13 +16,12 @@ from typing import Any
 from ..activity import ForegroundSignal
 from ..db import Database
 from ..db.client import Tx
-from ..embedding import embed_pending_summaries, embed_pending_turns
+from ..embedding import Embedder, embed_pending_summaries, embed_pending_turns, expand_context
 from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError
 from ..facts import delete_expired_facts, index_pending_vectors
 from ..hierarchy import PlanChild, cover_key, plan_level1, plan_rollup, rollup_threshold
 from ..models import ConversationSummary
 from ..providers import (
-    Embedder,
     ExtractiveSummarizer,
     Summarizer,
     SummaryResult,
@@ -30,7 +29,6 @@ from ..providers import (
     TurnForSummary,
 )
 from ..redaction import redact
-from ..retrieval.pipeline import expand_context
 from .config import WorkerConfig, WorkerStats
 from .queue import ClaimedJob, JobLeases, LeaseLost, NothingToDo
 

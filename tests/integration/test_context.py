@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from graphmem import Database, GraphMemory
+from graphmem.embedding import LocalEmbedder
 from graphmem.errors import GraphMemError
-from graphmem.providers import LocalEmbedder
 from graphmem.retrieval import ContextConfig
 
 from ..conftest import Neo4jTarget

@@ -15,8 +15,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from graphmem import Database, GraphMemory, cypher
-from graphmem.embedding import embed_pending_turns
-from graphmem.providers import LocalEmbedder
+from graphmem.embedding import LocalEmbedder, embed_pending_turns
 
 from ..support import support_db
 

@@ -13,6 +13,7 @@ import pytest
 
 from graphmem import Database, GraphMemory
 from graphmem.db import DeferredWrites
+from graphmem.embedding import LocalEmbedder
 from graphmem.facts import (
     FactTuning,
     Scope,
@@ -33,7 +34,6 @@ from graphmem.facts.extract import FactExtractor
 from graphmem.facts.model import FactInjection, words
 from graphmem.facts.store import _outcome, delete_facts
 from graphmem.facts.tools import memory_forget, memory_search_facts, memory_store_fact
-from graphmem.providers import LocalEmbedder
 from tests.fake_openai import FakeOpenAIServer
 
 from ..support import support_db

@@ -165,7 +165,7 @@ def test_stop_hook_spool_replay_and_export(memory: GraphMemory, namespace: str, 
 def test_the_stop_hook_redacts_each_turn_once(memory: GraphMemory, namespace: str, tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """The hook path stores redacted turns, redacted once: by the store, not also by the parser."""
-    import graphmem.integrations._common as parsing
+    import graphmem.integrations.turns as parsing
     import graphmem.turns as turns_mod
 
     calls = {"parser": 0, "store": 0}

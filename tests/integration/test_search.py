@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from graphmem import Database, GraphMemory
+from graphmem.embedding import LocalEmbedder
 from graphmem.errors import ProviderError
-from graphmem.providers import LocalEmbedder
 from graphmem.retrieval import RetrievalConfig, Scope, Searcher, SearchMode
 
 from ..support import support_db

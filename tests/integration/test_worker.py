@@ -218,7 +218,7 @@ def test_background_thread_follows_the_conversation(memory: GraphMemory, databas
 
 
 def test_worker_embeds_turns_and_expands_their_context(memory: GraphMemory, namespace: str) -> None:
-    from graphmem.providers import LocalEmbedder
+    from graphmem.embedding import LocalEmbedder
     from graphmem.worker import WorkerConfig
 
     mem = GraphMemory(memory.db, embedder=LocalEmbedder())
@@ -236,7 +236,7 @@ def test_worker_embeds_turns_and_expands_their_context(memory: GraphMemory, name
 
 def test_a_scoped_worker_embeds_only_its_directory(memory: GraphMemory, namespace: str) -> None:
     """`graphmem worker --scope DIR` embeds (and expands) the turns and summaries of DIR and below only."""
-    from graphmem.providers import LocalEmbedder
+    from graphmem.embedding import LocalEmbedder
 
     mem = GraphMemory(memory.db, embedder=LocalEmbedder())
     inside = mem.create_session(namespace + "/mine/repo")

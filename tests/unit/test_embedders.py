@@ -17,18 +17,18 @@ import pytest
 from pydantic import SecretStr
 
 from graphmem.config import Settings
-from graphmem.errors import ConfigError, ProviderError
-from graphmem.providers import (
+from graphmem.embedding import (
+    LOCAL_EMBEDDING_MODEL,
     CachedEmbedder,
     Embedder,
     LocalEmbedder,
     OpenAIEmbedder,
-    RetryPolicy,
     SentenceTransformerEmbedder,
     embedding_hash,
     make_embedder,
 )
-from graphmem.providers.embedders import LOCAL_EMBEDDING_MODEL
+from graphmem.errors import ConfigError, ProviderError
+from graphmem.providers import RetryPolicy
 from graphmem.providers.retry import is_retryable, retry_after_seconds
 from tests.fake_openai import (
     FakeOpenAIServer,

@@ -272,7 +272,7 @@ def test_a_stale_or_bad_sidecar_only_reimports(tmp_path: Path) -> None:
 
 
 def test_crash_during_a_replay_loses_and_duplicates_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("graphmem.runtime.spool.CHECKPOINT_ENTRIES", 3)
+    monkeypatch.setattr("graphmem.runtime.spool_replay.CHECKPOINT_ENTRIES", 3)
     spool = Spool(tmp_path)
     for i in range(10):
         spool.append(entry("s", f"t{i}"))

@@ -452,7 +452,7 @@ def dedicated_memory(home: Path, *, heap: str = DEDICATED_HEAP, pagecache: str =
     from graphmem.config import Settings
     from graphmem.db import Database
     from graphmem.neo4j_local import ManagedServer
-    from graphmem.providers import make_embedder
+    from graphmem.embedding import make_embedder
 
     settings = Settings.load()
     bolt = bolt_port or _free_port()

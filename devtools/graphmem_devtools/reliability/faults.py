@@ -652,7 +652,7 @@ def openai_fault_run(
     from graphmem.db import Database, schema_status
     from graphmem.memory import GraphMemory
     from graphmem.providers import ExtractiveSummarizer
-    from graphmem.providers.embedders import OpenAIEmbedder
+    from graphmem.embedding import OpenAIEmbedder
     from graphmem.providers.openai_summarizer import OpenAISummarizer
     from graphmem.providers.retry import RetryPolicy
     from graphmem.providers.summarizers import FallbackSummarizer

@@ -342,7 +342,7 @@ def _embed_run(mem: Any, w: _World) -> None:
         summary_embedding_text,
         turn_embedding_text,
     )
-    from graphmem.providers import embedding_hash
+    from graphmem.embedding import embedding_hash
 
     emb = mem.embedder
     model = emb.model
@@ -761,7 +761,7 @@ def run_isolation(target: tuple[str, str, str], cfg: IsolationConfig, *, command
     from graphmem.facts import delete_facts_under_path as delete_project_facts
     from graphmem.facts.store import delete_facts
     from graphmem.memory import GraphMemory
-    from graphmem.providers import LocalEmbedder
+    from graphmem.embedding import LocalEmbedder
 
     say = log_fn or (lambda _m: None)
     run = uuid.uuid4().hex[:8]

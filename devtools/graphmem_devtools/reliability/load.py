@@ -159,7 +159,7 @@ def _reader_main(target: Target, name: str, sessions: list[tuple[str, str]], go:
     """One reader process: build_context and hybrid search alternately until the deadline."""
     from graphmem.db import Database
     from graphmem.memory import GraphMemory
-    from graphmem.providers import LocalEmbedder
+    from graphmem.embedding import LocalEmbedder
 
     lat: dict[str, list[float]] = {"build_context": [], "search": []}
     errors: Counter[str] = Counter()
@@ -246,7 +246,7 @@ def run_load(target: Target, cfg: LoadConfig, *, neo4j_pid: int | None = None, c
     """Run the load against ``target`` and return the figures (written to ``out_dir`` if given)."""
     from graphmem.db import Database
     from graphmem.memory import GraphMemory
-    from graphmem.providers import LocalEmbedder
+    from graphmem.embedding import LocalEmbedder
 
     say = log or (lambda _m: None)
     ns = f"/graphmem-load/{uuid.uuid4().hex}"

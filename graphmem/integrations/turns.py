@@ -1,264 +1,36 @@
-"""Types and helpers shared by the transcript importers (no database code).
-
-Every importer turns a CLI's own transcript into :class:`ImportedSession` objects whose turns
-carry a ``source_id`` taken from (or derived deterministically from) the source, so importing
-the same file twice yields the same ids. Bad content never raises: it becomes a warning and the
-importer goes on; only a file that cannot be read raises :class:`~graphmem.errors.InvalidInput`.
+"""Turn assembly shared by the transcript formats (no database code): value helpers, tool calls
+waiting for their results, turns being built, which turns a read emits, and their final form
+(``#nomem`` opt-out and secret redaction applied).
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import os
 import re
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from ..errors import InvalidInput
 from ..models import ToolCallIn, TurnIn, clean_text
 from ..redaction import redact_turn_with_kinds
+from .transcript import CONTEXT_CLOSE, CONTEXT_OPEN, INTERRUPTED_NOTE, Diagnostics
 
 __all__ = [
-    "COMPACTION_MARKER",
-    "CONTEXT_CLOSE",
-    "CONTEXT_OPEN",
-    "INTERRUPTED_NOTE",
-    "ImportedSession",
-    "ReadCursor",
-    "Source",
+    "PendingTool",
+    "TurnBuilder",
+    "as_dict",
+    "as_str",
+    "duration_ms",
+    "finalize",
+    "has_nomem",
+    "json_text",
+    "parse_ts",
+    "select_turns",
+    "short_hash",
+    "strip_injected_context",
+    "text_of_blocks",
 ]
-
-COMPACTION_MARKER = "[compaction summary]"
-"""``user_message`` of the marked turn that stores a compaction summary (the summary is the
-``assistant_message``). Such turns have no tool calls and their source id is the summary's."""
-
-INTERRUPTED_NOTE = "[interrupted: the transcript holds no result for this tool call]"
-"""``result`` of a tool call whose result never reached the transcript (``success`` is None)."""
-
-CONTEXT_OPEN = "<graphmem-context>"
-CONTEXT_CLOSE = "</graphmem-context>"
-"""Tags around the context graphmem injects through hooks; importers strip these blocks from
-user messages so injected memory is never re-imported as something the user said."""
-
-Source = str | os.PathLike[str] | bytes | Iterable[str] | Iterable[bytes]
-"""A transcript: a path (``str`` is always a path), the whole content as ``bytes``, or lines."""
-
-_MAX_WARNINGS_PER_KIND = 5
-
-
-class ReadCursor(BaseModel):
-    """Where an incremental read stopped: a byte offset plus the last source id emitted.
-
-    ``offset`` is the byte position the next read starts at (always a line start); turns at or
-    before ``last_source_id`` are never emitted again, even if the file was rewritten.
-    """
-
-    model_config = ConfigDict(extra="ignore")
-
-    offset: int = 0
-    last_source_id: str | None = None
-
-
-class ImportedSession(BaseModel):
-    """One session read from a transcript, ready to be stored."""
-
-    agent: str
-    """``claude-code``, ``codex``, ``gemini`` or ``aider``."""
-    session_id: str
-    cwd: str | None = None
-    started_at: datetime | None = None
-    title: str | None = None
-    source_path: str | None = None
-    turns: list[TurnIn] = Field(default_factory=list)
-    warnings: list[str] = Field(default_factory=list)
-    stats: dict[str, int] = Field(default_factory=dict)
-    """Counters: records read, records skipped by kind, duplicates, redactions by kind ..."""
-    cursor: ReadCursor = Field(default_factory=ReadCursor)
-    """Pass to ``read_new`` to get only what was appended after this read."""
-
-
-# --------------------------------------------------------------------------------------------
-# diagnostics
-
-
-class Diagnostics:
-    """Collects warnings (capped per kind, with a final count) and counters."""
-
-    def __init__(self) -> None:
-        self._messages: dict[str, list[str]] = {}
-        self._counts: dict[str, int] = {}
-        self.stats: dict[str, int] = {}
-
-    def warn(self, kind: str, message: str) -> None:
-        """Record a warning of ``kind``; past a few per kind only the count is kept."""
-        self._counts[kind] = self._counts.get(kind, 0) + 1
-        msgs = self._messages.setdefault(kind, [])
-        if len(msgs) < _MAX_WARNINGS_PER_KIND:
-            msgs.append(message)
-
-    def count(self, key: str, n: int = 1) -> None:
-        """Add ``n`` to the counter ``key``."""
-        self.stats[key] = self.stats.get(key, 0) + n
-
-    def warnings(self) -> list[str]:
-        """The warnings, in the order their kinds first appeared."""
-        out: list[str] = []
-        for kind, msgs in self._messages.items():
-            out.extend(msgs)
-            extra = self._counts[kind] - len(msgs)
-            if extra > 0:
-                out.append(f"... and {extra} more warning(s) of kind {kind!r}")
-        return out
-
-
-# --------------------------------------------------------------------------------------------
-# reading lines
-
-
-@dataclass(slots=True)
-class RawLine:
-    """One line of a JSONL/Markdown source with its byte span."""
-
-    lineno: int
-    offset: int
-    end: int
-    text: str
-    terminated: bool
-
-
-def source_path(source: Source) -> str | None:
-    """The path of a path-like source, else None."""
-    if isinstance(source, str | os.PathLike):
-        return os.fspath(source)
-    return None
-
-
-def _open_binary(source: str | os.PathLike[str]) -> io.BufferedReader:
-    try:
-        return open(source, "rb")
-    except OSError as e:
-        raise InvalidInput(f"cannot read transcript {os.fspath(source)!r}: {e}") from e
-
-
-def file_size(source: Source) -> int | None:
-    """Size in bytes of a path source (None for in-memory sources)."""
-    path = source_path(source)
-    if path is None:
-        return None
-    try:
-        return os.stat(path).st_size
-    except OSError as e:
-        raise InvalidInput(f"cannot read transcript {path!r}: {e}") from e
-
-
-def read_bytes(source: Source) -> bytes:
-    """The whole content of a source as bytes."""
-    if isinstance(source, bytes):
-        return source
-    path = source_path(source)
-    if path is not None:
-        with _open_binary(path) as f:
-            try:
-                return f.read()
-            except OSError as e:
-                raise InvalidInput(f"cannot read transcript {path!r}: {e}") from e
-    parts: list[bytes] = []
-    for item in _items(source):
-        chunk = item if isinstance(item, bytes) else str(item).encode("utf-8", errors="surrogatepass")
-        parts.append(chunk if chunk.endswith(b"\n") else chunk + b"\n")
-    return b"".join(parts)
-
-
-def _items(source: Source) -> Iterable[str | bytes]:
-    """The lines of an in-memory line source."""
-    if isinstance(source, str | bytes | os.PathLike):
-        raise TypeError("not a line source")
-    return source
-
-
-def decode(raw: bytes) -> str:
-    """UTF-8 with invalid bytes replaced (U+FFFD)."""
-    return raw.decode("utf-8", errors="replace")
-
-
-def iter_lines(source: Source, start: int = 0) -> Iterator[RawLine]:
-    """The lines of a source from byte ``start`` on, split on ``\\n`` only.
-
-    Lines keep their exact byte spans so a reader can resume at a line start. A final line
-    without ``\\n`` has ``terminated=False`` (a writer may still be appending to it).
-    """
-    path = source_path(source)
-    if path is not None:
-        with _open_binary(path) as f:
-            try:
-                f.seek(start)
-                yield from _split(f, start)
-            except OSError as e:
-                raise InvalidInput(f"cannot read transcript {path!r}: {e}") from e
-        return
-    if isinstance(source, bytes):
-        yield from _split(io.BytesIO(source[start:]), start)
-        return
-    offset = 0
-    for lineno, item in enumerate(_items(source), 1):
-        raw = item if isinstance(item, bytes) else str(item).encode("utf-8", errors="surrogatepass")
-        if not raw.endswith(b"\n"):
-            raw += b"\n"
-        end = offset + len(raw)
-        if offset >= start:
-            text = decode(raw).rstrip("\r\n")
-            yield RawLine(lineno, offset, end, text, True)
-        offset = end
-
-
-def _split(f: io.BufferedIOBase | io.BytesIO, start: int) -> Iterator[RawLine]:
-    offset = start
-    for lineno, raw in enumerate(f, 1):
-        end = offset + len(raw)
-        terminated = raw.endswith(b"\n")
-        text = decode(raw)
-        if lineno == 1 and offset == 0 and text.startswith("\ufeff"):
-            text = text[1:]
-        yield RawLine(lineno, offset, end, text.rstrip("\r\n"), terminated)
-        offset = end
-
-
-def load_json_line(line: RawLine, diag: Diagnostics, *, incremental: bool) -> dict[str, Any] | None:
-    """Parse one JSONL line into an object, or record why it was skipped (never raises).
-
-    An unterminated last line that does not parse is a truncated write: a warning in a full
-    read, silently left for later in an incremental read (the caller does not consume it).
-    """
-    text = line.text.strip()
-    if not text:
-        return None
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError) as e:
-        if not line.terminated:
-            if not incremental:
-                diag.warn("truncated", f"line {line.lineno}: truncated last line ignored ({len(text)} chars)")
-                diag.count("truncated_lines")
-            return None
-        diag.warn("invalid_json", f"line {line.lineno}: invalid JSON ignored ({_short_error(e)})")
-        diag.count("invalid_lines")
-        return None
-    if not isinstance(value, dict):
-        diag.warn("not_object", f"line {line.lineno}: JSON value is not an object, ignored")
-        diag.count("invalid_lines")
-        return None
-    return value
-
-
-def _short_error(e: BaseException) -> str:
-    text = str(e) or type(e).__name__
-    return text[:120]
 
 
 # --------------------------------------------------------------------------------------------

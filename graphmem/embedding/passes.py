@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from ..db import Database
 from ..db.schema import migrations
-from ..embedding import EMBED_TEXT_MAX_CHARS, embed_pending_summaries, embed_pending_turns
-from ..providers import Embedder
+from .base import Embedder
+from .pending import EMBED_TEXT_MAX_CHARS, embed_pending_summaries, embed_pending_turns
 
 __all__ = ["EmbedPassStats", "embed_all_pending", "expand_context", "pending_counts", "reindex"]
 

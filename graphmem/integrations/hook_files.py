@@ -33,7 +33,8 @@ import os
 import stat
 import tempfile
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -45,6 +46,8 @@ __all__ = [
     "CLAUDE_EVENTS",
     "CODEX_EVENTS",
     "GEMINI_EVENTS",
+    "HOOK_FILES",
+    "HookFile",
     "InstallResult",
     "Scope",
     "claude_settings_install",
@@ -461,3 +464,36 @@ def gemini_settings_uninstall(
 ) -> InstallResult:
     """Remove every hook entry running ``command`` from a Gemini CLI settings file."""
     return _uninstall(_resolve(settings_path, gemini_settings_path(scope, project_dir)), command)
+
+
+# ------------------------------------------------------------------------------------------
+# the table
+
+
+@dataclass(frozen=True)
+class HookFile:
+    """One CLI's hook file: where it is, which events graphmem hooks, how to install and remove
+    our entries."""
+
+    tool: str
+    """The CLI (``claude-code``, ``codex``, ``gemini``)."""
+    events: tuple[str, ...]
+    scopes: tuple[Scope, ...]
+    """The scopes with a file of their own."""
+    path: Callable[[Scope, str | os.PathLike[str] | None], Path]
+    """The file of a scope (``project_dir`` for the project scopes)."""
+    install: Callable[..., InstallResult]
+    uninstall: Callable[..., InstallResult]
+    note: str | None = None
+    """What to tell the person after an install, if anything."""
+
+
+HOOK_FILES: dict[str, HookFile] = {
+    "claude-code": HookFile("claude-code", CLAUDE_EVENTS, ("user", "project", "local"), claude_settings_path,
+                            claude_settings_install, claude_settings_uninstall),
+    "codex": HookFile("codex", CODEX_EVENTS, ("user", "project"), codex_hooks_path, codex_hooks_install,
+                      codex_hooks_uninstall, note="Codex: hooks may need `[features] hooks = true` in ~/.codex/config.toml"),
+    "gemini": HookFile("gemini", GEMINI_EVENTS, ("user", "project"), gemini_settings_path, gemini_settings_install,
+                       gemini_settings_uninstall),
+}
+"""The hook file of every CLI graphmem installs hooks in."""

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .db import Database
-from .providers import Embedder, embedding_hash
+from ..db import Database
+from .base import Embedder, embedding_hash
 
 __all__ = [
     "EMBED_TEXT_MAX_CHARS",
@@ -32,6 +32,7 @@ __all__ = [
     "embed_pending_turns",
     "refresh_context_vectors",
     "refresh_session_docs",
+    "scope_params",
     "summary_embedding_text",
     "turn_embedding_text",
 ]
@@ -41,7 +42,7 @@ EMBED_TEXT_MAX_CHARS = 8000
 NEIGHBOUR_WINDOW = 2
 """A turn's ``ctxEmbedding`` averages in the raw vectors of the turns this close in its session."""
 NEIGHBOUR_WEIGHT = 0.3
-"""Weight of each neighbour in ``ctxEmbedding`` (LoCoMo research "navg2_0.3")."""
+"""Weight of each neighbour in ``ctxEmbedding``."""
 SESSION_DOC_MAX_TURNS = 200
 """The whole-session document holds the latest turns of the session, at most this many."""
 SESSION_DOC_TURN_CHARS = 1000
@@ -60,7 +61,7 @@ class EmbedStats:
 
 
 def turn_embedding_text(user_message: str, assistant_message: str, tools: Sequence[str] = ()) -> str:
-    """One text per turn (seed 004: user + assistant + tools in a single embedding)."""
+    """One text per turn: the user message, the assistant message and the tools used, embedded together."""
     parts = [f"User: {user_message.strip()}", f"Assistant: {assistant_message.strip()}"]
     if tools:
         parts.append("Tools: " + ", ".join(dict.fromkeys(tools)))

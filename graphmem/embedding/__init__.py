@@ -1,0 +1,75 @@
+"""Embedding: the :class:`Embedder` contract, one module per embedder, and the passes that give
+pending turns, summaries and facts their vectors off the write path.
+
+* :mod:`.base`: the :class:`Embedder` protocol, :func:`embedding_hash`, :func:`normalize_rows`;
+* :mod:`.local` (default, USE multilingual v3 in numpy), :mod:`.openai` (OpenAI-compatible
+  servers), :mod:`.sentence_transformer` (optional extra), :mod:`.cache` (an LRU in front of any
+  of them) and :mod:`.factory` (:func:`make_embedder`, the one the settings ask for);
+* :mod:`.pending`: embed pending turns and summaries (reusing stored vectors of identical text),
+  neighbour-averaged context vectors and whole-session documents;
+* :mod:`.passes`: whole passes (:func:`embed_all_pending`, :func:`reindex`) and document expansion.
+
+Heavy vendor modules (``openai``, the USE weights, ``sentence_transformers``) are imported or
+loaded only when an embedder first needs them.
+"""
+
+from __future__ import annotations
+
+from .base import Embedder, embedding_hash, normalize_rows
+from .cache import CachedEmbedder
+from .factory import make_embedder
+from .local import LOCAL_EMBEDDING_DIMENSIONS, LOCAL_EMBEDDING_MODEL, LocalEmbedder
+from .openai import DEFAULT_OPENAI_EMBEDDING_MODEL, OPENAI_EMBEDDING_DIMENSIONS, OpenAIEmbedder
+from .passes import EmbedPassStats, embed_all_pending, expand_context, pending_counts, reindex
+from .pending import (
+    EMBED_TEXT_MAX_CHARS,
+    NEIGHBOUR_WEIGHT,
+    NEIGHBOUR_WINDOW,
+    SESSION_DOC_MAX_TURNS,
+    SESSION_DOC_TURN_CHARS,
+    EmbedStats,
+    context_vectors,
+    embed_pending_summaries,
+    embed_pending_turns,
+    refresh_context_vectors,
+    refresh_session_docs,
+    scope_params,
+    summary_embedding_text,
+    turn_embedding_text,
+)
+from .sentence_transformer import DEFAULT_SENTENCE_TRANSFORMER_MODEL, SentenceTransformerEmbedder
+
+__all__ = [
+    "DEFAULT_OPENAI_EMBEDDING_MODEL",
+    "DEFAULT_SENTENCE_TRANSFORMER_MODEL",
+    "EMBED_TEXT_MAX_CHARS",
+    "LOCAL_EMBEDDING_DIMENSIONS",
+    "LOCAL_EMBEDDING_MODEL",
+    "NEIGHBOUR_WEIGHT",
+    "NEIGHBOUR_WINDOW",
+    "OPENAI_EMBEDDING_DIMENSIONS",
+    "SESSION_DOC_MAX_TURNS",
+    "SESSION_DOC_TURN_CHARS",
+    "CachedEmbedder",
+    "EmbedPassStats",
+    "EmbedStats",
+    "Embedder",
+    "LocalEmbedder",
+    "OpenAIEmbedder",
+    "SentenceTransformerEmbedder",
+    "context_vectors",
+    "embed_all_pending",
+    "embed_pending_summaries",
+    "embed_pending_turns",
+    "embedding_hash",
+    "expand_context",
+    "make_embedder",
+    "normalize_rows",
+    "pending_counts",
+    "refresh_context_vectors",
+    "refresh_session_docs",
+    "reindex",
+    "scope_params",
+    "summary_embedding_text",
+    "turn_embedding_text",
+]

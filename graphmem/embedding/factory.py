@@ -1,0 +1,62 @@
+"""The embedder the settings ask for."""
+
+from __future__ import annotations
+
+from ..config import Settings
+from ..errors import ConfigError
+from ..providers.retry import RetryPolicy
+from .base import Embedder
+from .cache import CachedEmbedder
+from .local import LOCAL_EMBEDDING_DIMENSIONS, LOCAL_EMBEDDING_MODEL, LocalEmbedder
+from .openai import DEFAULT_OPENAI_EMBEDDING_MODEL, OpenAIEmbedder
+from .sentence_transformer import DEFAULT_SENTENCE_TRANSFORMER_MODEL, SentenceTransformerEmbedder
+
+__all__ = ["make_embedder"]
+
+
+def make_embedder(
+    settings: Settings,
+    *,
+    cache_size: int = 4096,
+    retry: RetryPolicy | None = None,
+    timeout: float = 30.0,
+) -> Embedder | None:
+    """The embedder the settings ask for, wrapped in a :class:`CachedEmbedder` (unless ``cache_size`` is 0).
+
+    ``settings.embedder``: ``"local"`` (default), ``"openai"``, ``"sentence-transformers"``, or
+    ``"none"``, which returns ``None``: the caller then stores no embeddings and vector search is
+    off. :class:`ConfigError` for inconsistent settings (e.g. a model or size the local embedder
+    does not have, or OpenAI without a key).
+    """
+    kind = settings.embedder
+    inner: Embedder
+    if kind == "none":
+        return None
+    if kind == "local":
+        if settings.embedding_model not in (None, LOCAL_EMBEDDING_MODEL):
+            raise ConfigError(
+                f"the local embedder is {LOCAL_EMBEDDING_MODEL}; embedding_model={settings.embedding_model!r} needs "
+                "GRAPHMEM_EMBEDDER=openai or sentence-transformers"
+            )
+        if settings.embedding_dimensions not in (None, LOCAL_EMBEDDING_DIMENSIONS):
+            raise ConfigError(
+                f"the local embedder makes {LOCAL_EMBEDDING_DIMENSIONS}-d vectors, not {settings.embedding_dimensions}"
+            )
+        inner = LocalEmbedder()
+    elif kind == "openai":
+        inner = OpenAIEmbedder(
+            settings.embedding_model or DEFAULT_OPENAI_EMBEDDING_MODEL,
+            api_key=settings.openai_api_key,
+            base_url=settings.openai_base_url,
+            dimensions=settings.embedding_dimensions,
+            retry=retry,
+            timeout=timeout,
+        )
+    elif kind == "sentence-transformers":
+        inner = SentenceTransformerEmbedder(
+            settings.embedding_model or DEFAULT_SENTENCE_TRANSFORMER_MODEL,
+            dimensions=settings.embedding_dimensions,
+        )
+    else:  # pragma: no cover - Settings validates the literal
+        raise ConfigError(f"unknown embedder {kind!r}")
+    return CachedEmbedder(inner, maxsize=cache_size) if cache_size > 0 else inner
