@@ -22,13 +22,13 @@ from .activity import ForegroundSignal
 from .check import CheckReport, check_hierarchy
 from .config import Settings
 from .db import Database, DeferredWrites, apply_schema, open_database, schema_status
+from .embedding import Embedder, EmbedPassStats, embed_all_pending, make_embedder, reindex
 from .errors import ConfigError
 from .facts import Fact, FactInjection, ForgetResult, RememberResult
 from .facts.model import ScopeLike as FactScopeLike
 from .hierarchy import session_summaries, summaries_not_rolled_up
 from .models import Session, SessionDetail, SessionInfo, Summary, ToolCallIn, Turn, TurnIn
 from .paths import normalize_cwd
-from .embedding import EmbedPassStats, Embedder, embed_all_pending, make_embedder, reindex
 from .providers import Summarizer
 from .retrieval import (
     ContextBlock,

@@ -5,7 +5,8 @@ Which server (decided once per test session):
 1. ``GRAPHMEM_TEST_NEO4J_URI`` (+ ``_USER``, ``_PASSWORD``): that server;
 2. otherwise, when a Docker engine answers: testcontainers' Neo4j image of the same version;
 3. otherwise the managed server of graphmem itself, under ``GRAPHMEM_TEST_HOME`` (default
-   ``~/.cache/graphmem-test``), version ``GRAPHMEM_TEST_NEO4J_VERSION`` (default: graphmem's).
+   ``~/.cache/graphmem-test``), version ``GRAPHMEM_TEST_NEO4J_VERSION`` (default: graphmem's), on
+   ports ``GRAPHMEM_TEST_BOLT_PORT``/``GRAPHMEM_TEST_HTTP_PORT`` (default 7787/7574).
 
 Every test that writes owns a namespace (a unique directory path) and deletes only the
 sessions under it afterwards; nothing wipes the database.
@@ -88,7 +89,9 @@ def neo4j_target() -> Iterator[Neo4jTarget]:
         with Neo4jContainer(image=image, password="graphmem-test-pw") as c:
             yield Neo4jTarget(c.get_connection_url(), "neo4j", "graphmem-test-pw", version, "testcontainers")
         return
-    server = ManagedServer(_test_home(), version, heap="1g", pagecache="1g", bolt_port=7787, http_port=7574)
+    server = ManagedServer(_test_home(), version, heap="1g", pagecache="1g",
+                           bolt_port=int(os.environ.get("GRAPHMEM_TEST_BOLT_PORT", "7787")),
+                           http_port=int(os.environ.get("GRAPHMEM_TEST_HTTP_PORT", "7574")))
     was_running = server.state() is not None
     st = server.start()
     try:

@@ -18,8 +18,8 @@ from pydantic import SecretStr
 
 from ..config import Settings
 from ..db import Database, DeferredWrites
-from ..errors import ProviderError
 from ..embedding import Embedder
+from ..errors import ProviderError
 from ..providers.openai_client import make_openai_client
 from ..providers.retry import RetryPolicy, call_with_retry
 from ..sessions import get_session

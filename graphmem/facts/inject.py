@@ -31,9 +31,9 @@ import numpy as np
 from ..db import Database, DeferredWrites
 from ..db.params import vector_param
 from ..db.rows import native
+from ..embedding import Embedder
 from ..errors import DatabaseError, SessionNotFound
 from ..models import clean_text, utcnow
-from ..embedding import Embedder
 from ..redaction import redact as redact_text
 from .model import Fact, FactInjection, InjectedItem, Scope
 from .tuning import FactTuning, get_tuning

@@ -29,9 +29,9 @@ from ..db import Database, DeferredWrites
 from ..db.client import Tx
 from ..db.params import vector_param
 from ..db.rows import native
+from ..embedding import Embedder
 from ..errors import DatabaseError, InvalidInput, NotFound
 from ..models import clean_text, utcnow
-from ..embedding import Embedder
 from ..redaction import redact as redact_text
 from .model import (
     FACT_TYPES,

@@ -9,6 +9,7 @@
 * hook_files: install/uninstall graphmem's hooks in the CLIs' hook files (settings.json, hooks.json).
 """
 
+from ..redaction import Redactor, redact, redact_turn, redact_turn_with_kinds, redact_value
 from .aider import parse_aider
 from .claude_code import parse_claude_code
 from .codex import parse_codex
@@ -57,7 +58,6 @@ from .hooks import (
     should_capture,
     truncate_context,
 )
-from ..redaction import Redactor, redact, redact_turn, redact_turn_with_kinds, redact_value
 from .transcript import (
     COMPACTION_MARKER,
     CONTEXT_CLOSE,

@@ -23,10 +23,10 @@ import numpy as np
 from ..db import Database, DeferredWrites
 from ..db.params import vector_param
 from ..db.rows import native
+from ..embedding import Embedder
 from ..errors import GraphMemError, InvalidInput, SessionNotFound
 from ..facts.inject import inject_facts
 from ..models import Session, Turn
-from ..embedding import Embedder
 from ..sessions import check_id, session_from_row
 from ..turns import turn_from_row
 from .models import ContextBlock, ContextConfig, ContextTurn, SearchHit

@@ -37,8 +37,8 @@ from datetime import datetime
 from typing import Any
 
 from ..db import Database
-from ..errors import DatabaseError, InvalidInput
 from ..embedding import Embedder
+from ..errors import DatabaseError, InvalidInput
 from .fusion import combsum, rrf
 from .hits import Candidate, SearchRun, hydrate, ms_since
 from .lucene import build_query, query_terms

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -54,8 +55,10 @@ class SpoolStatus:
 class Spool:
     """The spool of one ``$GRAPHMEM_HOME``."""
 
-    def __init__(self, home: str | os.PathLike[str]) -> None:
+    def __init__(self, home: str | os.PathLike[str], *, clock: Callable[[], float] = time.monotonic) -> None:
+        """``clock``: the monotonic clock a replay's ``max_seconds`` is counted on (tests)."""
         self.home = Path(home)
+        self._clock = clock
         self.dir = self.home / "spool"
         self.path = self.dir / "spool.jsonl"
         self.rejected_path = self.dir / "rejected.jsonl"

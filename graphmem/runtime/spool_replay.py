@@ -43,7 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import DatabaseError, GraphMemError
 from .spool_files import (
@@ -58,9 +58,27 @@ from .spool_files import (
 
 if TYPE_CHECKING:
     from ..memory import GraphMemory
-    from .spool import Spool
 
 __all__ = ["CHECKPOINT_ENTRIES", "CHECKPOINT_SECONDS", "ReplayResult", "replay_spool"]
+
+
+
+class Spool(Protocol):
+    """What a replay uses of :class:`graphmem.runtime.spool.Spool`: its files, locks and clock."""
+
+    dir: Path
+    path: Path
+    _lock_path: Path
+    _replay_lock_path: Path
+    _clock: Callable[[], float]
+
+    def pending(self) -> bool: ...
+    def _ensure_dir(self) -> None: ...
+    def _snapshots(self) -> list[Path]: ...
+    @staticmethod
+    def _decode(line: bytes) -> dict[str, Any] | None: ...
+    def _reject(self, line: bytes, reason: str) -> None: ...
+
 
 CHECKPOINT_ENTRIES = 100
 """A long replay records its progress at least every this many entries..."""
@@ -114,7 +132,7 @@ def replay_spool(
         raise ValueError(f"max_seconds must be >= 0 or None, not {max_seconds!r}")
     if max_entries is not None and max_entries < 1:
         raise ValueError(f"max_entries must be >= 1 or None, not {max_entries!r}")
-    deadline = None if max_seconds is None else time.monotonic() + max_seconds
+    deadline = None if max_seconds is None else spool._clock() + max_seconds
     result = ReplayResult()
     if not spool.pending():
         return result
@@ -124,7 +142,8 @@ def replay_spool(
             result.busy = True
             return result
         _drop_leftovers(spool)
-        run = _Run(mem=mem, result=result, progress=progress, deadline=deadline, max_entries=max_entries)
+        run = _Run(mem=mem, result=result, progress=progress, deadline=deadline, max_entries=max_entries,
+                   clock=spool._clock)
         took_spool = False
         while True:
             snapshots = spool._snapshots()
@@ -265,13 +284,14 @@ class _Run:
     progress: Callable[[int], None] | None
     deadline: float | None
     max_entries: int | None
+    clock: Callable[[], float] = time.monotonic
     taken: int = 0
     sessions_ok: set[str] = field(default_factory=set)
 
     def spent(self) -> bool:
         """The budget is spent (never before the first entry of the call)."""
         return self.taken > 0 and ((self.max_entries is not None and self.taken >= self.max_entries)
-                                   or (self.deadline is not None and time.monotonic() >= self.deadline))
+                                   or (self.deadline is not None and self.clock() >= self.deadline))
 
     def import_line(self, spool: Spool, line: bytes) -> bool:
         """Import one line (or set it aside); False on a database error (nothing taken)."""

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from graphmem import Database, GraphMemory
-from graphmem.integrations import parse_transcript
 from graphmem.embedding import LocalEmbedder
+from graphmem.integrations import parse_transcript
 from graphmem_devtools.bench.growth import NODES_PER_SESSION, GrowthConfig, write_growth
 from graphmem_devtools.bench.growth import run_part as growth_part
 from graphmem_devtools.bench.importing import generate_corpus, write_import

@@ -451,8 +451,8 @@ def dedicated_memory(home: Path, *, heap: str = DEDICATED_HEAP, pagecache: str =
     with the configured embedder; yields it, the server's data directory and its process id."""
     from graphmem.config import Settings
     from graphmem.db import Database
-    from graphmem.neo4j_local import ManagedServer
     from graphmem.embedding import make_embedder
+    from graphmem.neo4j_local import ManagedServer
 
     settings = Settings.load()
     bolt = bolt_port or _free_port()

@@ -117,8 +117,7 @@ def synthetic_claude_transcript(path: Path, session_id: str, cwd: str, records: 
 
 def _embed_session(mem: GraphMemory, session_id: str) -> None:
     """Embed one session's turns (only the bench's own: the database may be shared)."""
-    from graphmem.embedding import turn_embedding_text
-    from graphmem.embedding import embedding_hash
+    from graphmem.embedding import embedding_hash, turn_embedding_text
 
     assert mem.embedder is not None
     turns = mem.load_session(session_id).turns

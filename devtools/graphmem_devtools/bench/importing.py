@@ -279,8 +279,7 @@ class _Side:
 
 def _embed_sessions(mem: GraphMemory, session_ids: Sequence[str], batch: int = 128) -> int:
     """Embed the pending turns of these sessions (only these) and store the vectors."""
-    from graphmem.embedding import EMBED_TEXT_MAX_CHARS, turn_embedding_text
-    from graphmem.embedding import embedding_hash
+    from graphmem.embedding import EMBED_TEXT_MAX_CHARS, embedding_hash, turn_embedding_text
 
     assert mem.embedder is not None
     done = 0

@@ -650,9 +650,9 @@ def openai_fault_run(
     configuration (LLM with extractive fallback, ``max_attempts`` per call, 5 per job)."""
     from graphmem.check import check_hierarchy
     from graphmem.db import Database, schema_status
+    from graphmem.embedding import OpenAIEmbedder
     from graphmem.memory import GraphMemory
     from graphmem.providers import ExtractiveSummarizer
-    from graphmem.embedding import OpenAIEmbedder
     from graphmem.providers.openai_summarizer import OpenAISummarizer
     from graphmem.providers.retry import RetryPolicy
     from graphmem.providers.summarizers import FallbackSummarizer

@@ -337,12 +337,12 @@ def _embed_run(mem: Any, w: _World) -> None:
     vectors, the neighbour-averaged ``ctxEmbedding``, ``contextText``, the session documents), but
     only these ids."""
     from graphmem.embedding import (
+        embedding_hash,
         refresh_context_vectors,
         refresh_session_docs,
         summary_embedding_text,
         turn_embedding_text,
     )
-    from graphmem.embedding import embedding_hash
 
     emb = mem.embedder
     model = emb.model
@@ -758,10 +758,10 @@ def run_isolation(target: tuple[str, str, str], cfg: IsolationConfig, *, command
                   log_fn: Callable[[str], None] | None = None) -> tuple[IsolationReport, BenchResult]:
     """Build the adversarial data on ``target``, check every result, clean up; return the report."""
     from graphmem.db import Database
+    from graphmem.embedding import LocalEmbedder
     from graphmem.facts import delete_facts_under_path as delete_project_facts
     from graphmem.facts.store import delete_facts
     from graphmem.memory import GraphMemory
-    from graphmem.embedding import LocalEmbedder
 
     say = log_fn or (lambda _m: None)
     run = uuid.uuid4().hex[:8]

@@ -158,8 +158,8 @@ def _reader_main(target: Target, name: str, sessions: list[tuple[str, str]], go:
                  ready: Any, out: Any) -> None:
     """One reader process: build_context and hybrid search alternately until the deadline."""
     from graphmem.db import Database
-    from graphmem.memory import GraphMemory
     from graphmem.embedding import LocalEmbedder
+    from graphmem.memory import GraphMemory
 
     lat: dict[str, list[float]] = {"build_context": [], "search": []}
     errors: Counter[str] = Counter()
@@ -245,8 +245,8 @@ def run_load(target: Target, cfg: LoadConfig, *, neo4j_pid: int | None = None, c
              out_dir: Path | None = None, keep: bool = False, log: Any = None) -> LoadOutcome:
     """Run the load against ``target`` and return the figures (written to ``out_dir`` if given)."""
     from graphmem.db import Database
-    from graphmem.memory import GraphMemory
     from graphmem.embedding import LocalEmbedder
+    from graphmem.memory import GraphMemory
 
     say = log or (lambda _m: None)
     ns = f"/graphmem-load/{uuid.uuid4().hex}"
