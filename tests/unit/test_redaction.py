@@ -192,7 +192,7 @@ def test_redact_value_uses_key_names() -> None:
     assert out["password"] == "[REDACTED:password]"
     assert out["dbPassword"] == "[REDACTED:password]"
     assert out["api_key"] == "[REDACTED:secret]"
-    assert out["nested"][0]["Authorization"] == "Bearer [REDACTED:bearer_token]"
+    assert out["nested"][0]["Authorization"] == "Bearer [REDACTED:authorization]"
     assert out["count"] == 3 and out["password_hint"] == "first pet" and out["token_count"] == "12"
     assert value["password"] == "hunter2"  # the input is not modified
     assert "password" in kinds
