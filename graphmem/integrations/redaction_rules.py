@@ -54,6 +54,14 @@ def _real_unquoted(value: str) -> bool:
     return len(value) >= 16 or any(c.isdigit() for c in value) or any(c in "!@#$%^&*+/=~-." for c in value)
 
 
+_CODE_VALUE = re.compile(r"[{(\[].*|[A-Za-z_]+(?:\.[A-Za-z_]\w*)*(?:[(\[{,)].*)?")
+
+
+def _literal_unquoted(value: str) -> bool:
+    """An unquoted value that is a literal, not code (``self.password``, ``get_token()``, ``{pw!r}``)."""
+    return _real_unquoted(value) and _CODE_VALUE.fullmatch(value) is None
+
+
 def _not_only_digits(value: str) -> bool:
     return is_real(value) and not value.isdigit() and len(value) >= 4
 
@@ -236,6 +244,12 @@ RULES: tuple[Rule, ...] = (
         (".",),
         validate=_discord_id,
     ),
+    Rule("vault_token", _r(r"hv[sb]\.(?<![A-Za-z0-9_.-]hv[sb]\.)[A-Za-z0-9_-]{90,}"), ("hvs.", "hvb.")),
+    Rule("sentry_token", _r(r"sntry(?:u_[0-9a-f]{64}(?![0-9a-f])|s_eyJ[A-Za-z0-9+/=_]{40,})"), ("sntry",)),
+    Rule("age_secret_key", _r(r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"), ("AGE-SECRET-KEY-1",)),
+    Rule("linear_api_key", _r(r"lin_api_[A-Za-z0-9]{40}"), ("lin_api_",)),
+    Rule("postman_api_key", _r(r"PMAK-[0-9a-f]{24}-[0-9a-f]{34}"), ("PMAK-",)),
+    Rule("grafana_token", _r(r"gl(?:sa_[A-Za-z0-9]{32}_[0-9a-f]{8}|c_[A-Za-z0-9+/]{32,}={0,3})"), ("glsa_", "glc_")),
     Rule("telegram_bot_token", _r(r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])"), (":AA",)),
     Rule(
         "jwt",
@@ -292,16 +306,24 @@ RULES: tuple[Rule, ...] = (
         groups=(1, 2, 3),
         validate=_not_only_digits,
     ),
-    Rule(  # command-line flags: --password=..., --pass ..., password=... after other arguments
+    Rule(  # command-line flags: --password=..., --pass ...
         "password_flag",
         _r(
-            r"(?<![\w-])(?:--(?:[a-z0-9]+-)*(?:password|passwd|pass|pwd|token|secret)(?:=|[ \t]+)|(?:password|passwd)=)"
+            r"(?<![\w-])--(?:[a-z0-9]+-)*(?:password|passwd|pass|pwd|token|secret)(?:=|[ \t]+)"
             r"(?:\"([^\"\n]{1,256})\"|'([^'\n]{1,256})'|([^\s\"'`;&|<>]{1,256}))"
         ),
-        ("--", "pass"),
+        ("--",),
         ci=True,
         groups=(1, 2, 3),
         validate=_real_unquoted,
+    ),
+    Rule(  # password=... among other arguments (not code: password=self.password)
+        "password_flag",
+        _r(r"(?<![\w.-])(?:password|passwd)=([^\s\"'`;&|<>]{1,256})"),
+        ("pass",),
+        ci=True,
+        groups=(1,),
+        validate=_literal_unquoted,
     ),
     Rule(  # mysql -p<password> (a bare -p prompts for it)
         "password_flag",
@@ -320,6 +342,22 @@ RULES: tuple[Rule, ...] = (
         groups=(1, 2, 3),
         validate=is_real,
     ),
+    Rule(  # .npmrc: //registry/:_authToken=..., :_password=...
+        "secret_value",
+        _r(r":_(?:authtoken|auth|password)=([^\s\"']{8,})"),
+        (":_",),
+        ci=True,
+        groups=(1,),
+        validate=is_real,
+    ),
+    Rule(  # XML settings: <add key="ClearTextPassword" value="..."/>, key="ApiKey" value="..."
+        "secret_value",
+        _r(r"key=\"[\w.:-]*?" + SENSITIVE_KEY + r"\"\s+value=\"([^\"\n]{1,1024})\""),
+        ("value=",),
+        ci=True,
+        groups=(1,),
+        validate=is_real,
+    ),
     Rule(  # API key headers: X-Api-Key: ..., X-Auth-Token: ...
         "api_key_header",
         _r(r"(?<![a-z0-9-])(?:x-)?(?:api|auth)-(?:key|token):[ \t]*([a-z0-9._~+/=-]{16,})"),
@@ -330,7 +368,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "secret_value",
-        _r(_KEY_NAME + r"[\"']?[ \t]*[:=][ \t]*(?:\"((?:\\.|[^\"\\\n]){1,1024})\"|'((?:\\.|[^'\\\n]){1,1024})')"),
+        _r(_KEY_NAME + r"[\"']?\]?[ \t]*[:=][ \t]*(?:\"((?:\\.|[^\"\\\n]){1,1024})\"|'((?:\\.|[^'\\\n]){1,1024})')"),
         _SECRET_HINTS,
         ci=True,
         groups=(1, 2),
@@ -342,7 +380,7 @@ RULES: tuple[Rule, ...] = (
         _SECRET_HINTS,
         ci=True,
         groups=(1,),
-        validate=_real_unquoted,
+        validate=_literal_unquoted,
         context=_key_starts_line,
     ),
 )

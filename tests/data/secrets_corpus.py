@@ -96,6 +96,12 @@ _GENERATORS: dict[str, Any] = {
     "databricks": lambda: f"dapi{_pick(_HEX, 32)}",
     "shopify": lambda: _RNG.choice(["shpat_", "shpss_", "shpca_", "shppa_"]) + _pick(_HEX, 32),
     "digitalocean": lambda: f"dop_v1_{_pick(_HEX, 64)}",
+    "vault": lambda: f"hvs.CAESI{_pick(_B64URL, 90)}",
+    "sentry": lambda: f"sntryu_{_pick(_HEX, 64)}",
+    "age": lambda: "AGE-SECRET-KEY-1" + _pick("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58),
+    "linear": lambda: f"lin_api_{_pick(_ALNUM, 40)}",
+    "postman": lambda: f"PMAK-{_pick(_HEX, 24)}-{_pick(_HEX, 34)}",
+    "grafana": lambda: f"glsa_{_pick(_ALNUM, 32)}_{_pick(_HEX, 8)}",
     "discord_bot": lambda: (base64.b64encode(_digits(18).encode()).decode().rstrip("=")
                             + f".{_pick(_B64URL, 6)}.{_pick(_B64URL, 38)}"),
     "telegram": lambda: f"{_digits(10)}:AA{_pick(_B64URL, 33)}",
@@ -119,7 +125,8 @@ _VARS = {
     "twilio": "TWILIO_API_KEY", "sendgrid": "SENDGRID_API_KEY", "npm": "NPM_TOKEN", "pypi": "TWINE_PASSWORD",
     "huggingface": "HF_TOKEN", "azure_storage": "AZURE_STORAGE_KEY", "azure_ad_client_secret": "AZURE_CLIENT_SECRET",
     "databricks": "DATABRICKS_TOKEN", "shopify": "SHOPIFY_ACCESS_TOKEN", "digitalocean": "DIGITALOCEAN_TOKEN",
-    "discord_bot": "DISCORD_BOT_TOKEN", "telegram": "TELEGRAM_BOT_TOKEN", "jwt": "SESSION_JWT",
+    "discord_bot": "DISCORD_BOT_TOKEN", "vault": "VAULT_TOKEN", "sentry": "SENTRY_AUTH_TOKEN",
+    "age": "SOPS_AGE_KEY", "linear": "LINEAR_API_KEY", "postman": "POSTMAN_API_KEY", "grafana": "GRAFANA_TOKEN", "telegram": "TELEGRAM_BOT_TOKEN", "jwt": "SESSION_JWT",
 }
 
 
@@ -193,6 +200,9 @@ def _context_secrets() -> list[Secret]:
     add("config_file", "code", "[client]\nuser = backup\npassword = {p}\n")
     add("config_file", "code", "DATABASES = {{'default': {{'PASSWORD': '{p}', 'HOST': 'db'}}}}")
     add("config_file", "code", "spring.datasource.password={p}")
+    add("config_file", "code", "os.environ[\"DB_PASSWORD\"] = \"{p}\"")
+    add("config_file", "code", "//registry.npmjs.org/:_authToken={p}")
+    add("config_file", "code", "<add key=\"ClearTextPassword\" value=\"{p}\" />")
     add("aws_secret_key", "env", "aws_secret_access_key = {a}")
     add("aws_secret_key", "env", "AWS_SECRET_ACCESS_KEY={a}")
 
