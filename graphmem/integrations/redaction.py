@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..models import ToolCallIn, TurnIn
@@ -55,12 +55,35 @@ def _secret_entry(key: str, value: str) -> str | None:
     return f"{MARK}{'password' if 'pass' in key.lower() or key.lower().endswith('pwd') else 'secret'}]"
 
 
+def _matches(rule: Rule, hay: str) -> Iterator[re.Match[str]]:
+    """The matches of ``rule`` in ``hay``, left to right (tried near the hints with ``reach``)."""
+    if rule.reach < 0:
+        yield from rule.regex.finditer(hay)
+        return
+    starts: set[int] = set()
+    for hint in rule.hints:
+        i = hay.find(hint)
+        while i >= 0:
+            starts.add(i)
+            i = hay.find(hint, i + 1)
+    end = 0
+    for idx in sorted(starts):
+        if rule.follow is not None and rule.follow.match(hay, idx) is None:
+            continue
+        for start in range(max(end, idx - rule.reach), idx + 1):
+            m = rule.regex.match(hay, start)
+            if m is not None:
+                yield m
+                end = max(m.end(), start + 1)
+                break
+
+
 def _apply(rule: Rule, text: str, hay: str, found: list[str]) -> str:
     """``text`` with the matches of ``rule`` (searched in ``hay``, same offsets) replaced."""
     out: list[str] = []
     last = 0
     mark = f"{MARK}{rule.kind}]"
-    for m in rule.regex.finditer(hay):
+    for m in _matches(rule, hay):
         for g in rule.groups:
             start, end = m.span(g)
             if start < 0:
@@ -87,13 +110,10 @@ class Redactor:
     def __init__(self, *, enabled: bool = True, extra: Iterable[tuple[str, str]] = ()) -> None:
         self.enabled = enabled
         self.rules: tuple[Rule, ...] = RULES + tuple(Rule(kind, re.compile(p)) for kind, p in extra)
-        # each rule's pre-test as one C call: a substring test for one hint, a compiled alternation
-        # of the escaped hints for several (the generator over hints was most of redact()'s time)
-        self._gates: tuple[tuple[Rule, str | None, re.Pattern[str] | None], ...] = tuple(
-            (rule,
-             rule.hints[0] if len(rule.hints) == 1 else None,
-             re.compile("|".join(re.escape(h) for h in rule.hints)) if len(rule.hints) > 1 else None)
-            for rule in self.rules
+        # each rule's pre-test: substring tests of its hints, each hint tested once per text and
+        # shared by the rules that name it (a case-insensitive hint is keyed with a leading NUL)
+        self._gates: tuple[tuple[Rule, tuple[tuple[str, str], ...]], ...] = tuple(
+            (rule, tuple((("\0" if rule.ci else "") + h, h) for h in rule.hints)) for rule in self.rules
         )
 
     def redact(self, text: str) -> tuple[str, list[str]]:
@@ -102,22 +122,30 @@ class Redactor:
         if not self.enabled or not text:
             return text, found
         lower: str | None = None
-        for rule, hint, hints in self._gates:
+        seen: dict[str, bool] = {}
+        for rule, hints in self._gates:
             if rule.ci:
                 if lower is None:
                     lower = _lower_same_offsets(text)
                 hay = lower
             else:
                 hay = text
-            if hint is not None:
-                if hint not in hay:
+            if hints:
+                for key, hint in hints:
+                    present = seen.get(key)
+                    if present is None:
+                        present = seen[key] = hint in hay
+                    if present:
+                        break
+                else:
                     continue
-            elif hints is not None and hints.search(hay) is None:
+            if rule.gate is not None and rule.gate.search(hay) is None:
                 continue
             new = _apply(rule, text, hay, found)
             if new is not text:
                 text = new
                 lower = None
+                seen.clear()
         return text, found
 
     def redact_value(self, value: Any) -> tuple[Any, list[str]]:

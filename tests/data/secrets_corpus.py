@@ -332,7 +332,9 @@ def typical_turn(seed: int = 7) -> str:
             "    return subtotal.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP)\n")
     log = ("2026-11-25T11:02:13Z INFO  worker.py:88 processed batch id=3f2a9c1d rows=128 elapsed=0.41s\n"
            "2026-11-25T11:02:14Z WARN  http.py:210 retrying GET https://api.example.com/v1/items?page=2 (503)\n")
-    parts = [prose, code, log, "$ git log --oneline -3\n3f2a9c1 fix rounding\n8bbb156 README\n3b159ee move\n"]
+    auth = ("The client reads its token from the keyring and the password prompt is disabled in CI; see "
+            "settings.api_key_env and `deploy --dry-run --verbose`.\n")
+    parts = [prose, code, log, auth, "$ git log --oneline -3\n3f2a9c1 fix rounding\n8bbb156 README\n3b159ee move\n"]
     out: list[str] = []
     while sum(len(p) for p in out) < 4000:
         out.append(rng.choice(parts))
