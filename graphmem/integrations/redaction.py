@@ -68,7 +68,18 @@ def _matches(rule: Rule, hay: str) -> Iterator[re.Match[str]]:
             i = hay.find(hint, i + 1)
     end = 0
     for idx in sorted(starts):
+        if idx < end:
+            continue
         if rule.follow is not None and rule.follow.match(hay, idx) is None:
+            continue
+        if rule.name_chars:
+            start = idx
+            while start > max(end, idx - rule.reach) and hay[start - 1] in rule.name_chars:
+                start -= 1
+            m = rule.regex.match(hay, start)
+            if m is not None:
+                yield m
+                end = max(m.end(), start + 1)
             continue
         for start in range(max(end, idx - rule.reach), idx + 1):
             m = rule.regex.match(hay, start)
@@ -144,8 +155,7 @@ class Redactor:
             new = _apply(rule, text, hay, found)
             if new is not text:
                 text = new
-                lower = None
-                seen.clear()
+                lower = None  # (the hints seen stay valid: a replacement only adds its own mark)
         return text, found
 
     def redact_value(self, value: Any) -> tuple[Any, list[str]]:

@@ -22,6 +22,7 @@ import base64
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["MARK", "RULES", "SENSITIVE_KEY", "Rule", "is_real"]
 
@@ -100,6 +101,9 @@ class Rule:
     """With ``reach`` >= 0 every match starts at most ``reach`` characters before an occurrence of
     one of the hints, and only those positions are tried (a scan of the whole text by a pattern
     that opens with an alternation of words costs far more than a few anchored attempts)."""
+    name_chars: str = ""
+    """With ``reach``: the match is tried once, where the run of these characters ending at the
+    hint starts (instead of at every position within reach)."""
     follow: re.Pattern[str] | None = None
     """With ``reach``: what must match at a hint's occurrence for the positions before it to be tried."""
     gate: re.Pattern[str] | None = None
@@ -134,6 +138,19 @@ _ENV_NAME = (
     r"(?:_(?:BASE|B64|BASE64|VALUE|RAW|ID_SECRET|[0-9]+))?"
 )
 _KEY_END = re.compile(r"[a-z_-]{0,12}+[\"']?\]?[ \t]*+[:=]")  # after a hint: the key's end, then : or =
+_ENV_HINTS = ("SECRET", "TOKEN", "PASS", "PWD", "CREDENTIAL", "KEY")
+_ENV_ANCHORS: dict[str, Any] = {  # the name starts at most 40 characters before its hint
+    "reach": 40, "name_chars": "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_", "follow": re.compile(r"[A-Z0-9_]*+[ \t]*=")
+}
+_ENV_LINE_PREFIX = re.compile(r"[ \t]*(?:export[ \t]+)?")
+
+
+def _env_line_start(text: str, start: int) -> bool:
+    """Whether only indentation and ``export`` precede a name on its line."""
+    line = text.rfind("\n", max(0, start - 256), start) + 1
+    return (line > 0 or start < 256) and _ENV_LINE_PREFIX.fullmatch(text, line, start) is not None
+
+
 _SECRET_HINTS = ("pass", "secret", "key", "token", "credential")
 
 RULES: tuple[Rule, ...] = (
@@ -233,6 +250,7 @@ RULES: tuple[Rule, ...] = (
         "azure_key",
         _r(r"(?:accountkey|sharedaccesskey|sharedaccesssignature)=([a-z0-9+/%=]{20,})"),
         ("accountkey=", "sharedaccess"),
+        reach=0,
         ci=True,
         groups=(1,),
     ),
@@ -306,17 +324,21 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "env_secret",
-        _r(r"(?m)^[ \t]*(?:export[ \t]+)?" + _ENV_NAME + r"[ \t]*=[ \t]*(?:\"([^\"\n]*)\"|'([^'\n]*)'|([^\s\"'#]+))"),
-        ("SECRET", "TOKEN", "PASS", "PWD", "CREDENTIAL", "KEY"),
+        _r(_ENV_NAME + r"[ \t]*=[ \t]*(?:\"([^\"\n]*)\"|'([^'\n]*)'|([^\s\"'#]+))"),
+        _ENV_HINTS,
         groups=(1, 2, 3),
         validate=_not_only_digits,
+        context=_env_line_start,
+        **_ENV_ANCHORS,
     ),
     Rule(  # the same inside a command line: `docker run -e DB_PASS=...`, `PGPASSWORD=... psql`
         "env_secret",
-        _r(r"(?<=[ \t;&|(=])" + _ENV_NAME + r"=(?:\"([^\"\n]*)\"|'([^'\n]*)'|([^\s\"'#;&|)]+))"),
-        ("SECRET", "TOKEN", "PASS", "PWD", "CREDENTIAL", "KEY"),
+        _r(_ENV_NAME + r"=(?:\"([^\"\n]*)\"|'([^'\n]*)'|([^\s\"'#;&|)]+))"),
+        _ENV_HINTS,
         groups=(1, 2, 3),
         validate=_not_only_digits,
+        context=lambda text, start: start > 0 and text[start - 1] in " \t;&|(=",
+        **_ENV_ANCHORS,
     ),
     Rule(  # command-line flags: --password=..., --pass ...
         "password_flag",
@@ -341,6 +363,7 @@ RULES: tuple[Rule, ...] = (
         "password_flag",
         _r(r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?[ \t]-p(?:\"([^\"\n]+)\"|'([^'\n]+)'|([^\s\"'`;&|]+))"),
         ("mysql", "mariadb"),
+        reach=0,
         groups=(1, 2, 3),
         validate=is_real,
     ),
@@ -351,6 +374,7 @@ RULES: tuple[Rule, ...] = (
             r"(?:\"[^\":\n]*:([^\"\n]+)\"|'[^':\n]*:([^'\n]+)'|[^\s:\"']*:([^\s\"']+))"
         ),
         ("curl",),
+        reach=0,
         groups=(1, 2, 3),
         validate=is_real,
     ),
@@ -374,6 +398,7 @@ RULES: tuple[Rule, ...] = (
         "api_key_header",
         _r(r"(?<![a-z0-9-])(?:x-)?(?:api|auth)-(?:key|token):[ \t]*([a-z0-9._~+/=-]{16,})"),
         ("-key:", "-token:"),
+        reach=6,  # "x-auth-token:"
         ci=True,
         groups=(1,),
         validate=_real_unquoted,

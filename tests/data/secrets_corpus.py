@@ -52,6 +52,11 @@ class Secret:
         """The payload as text (a dict as its JSON, which is what a text scanner sees)."""
         return self.payload if isinstance(self.payload, str) else json.dumps(self.payload)
 
+    @property
+    def needle(self) -> str:
+        """The secret as it appears in ``text`` (JSON-escaped in a dict payload)."""
+        return self.secret if isinstance(self.payload, str) else json.dumps(self.secret)[1:-1]
+
 
 @dataclass(frozen=True)
 class Lookalike:

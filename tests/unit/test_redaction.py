@@ -247,15 +247,13 @@ def _mb_text(seed: int) -> str:
     return "\n".join(parts)[:1_000_000]
 
 
-def test_speed_on_one_megabyte() -> None:
+def test_one_megabyte_of_mixed_text() -> None:
+    """Secrets scattered in 1 MB of prose, code and base64 are all found (redaction time is measured
+    by `graphmem bench redaction`, not asserted here)."""
     text = _mb_text(1)
-    redact(text)  # warm up
-    start = time.perf_counter()
-    _, kinds = redact(text)
-    elapsed = time.perf_counter() - start
-    print(f"\nredaction of 1 MB (mixed text with {len(kinds)} secrets): {elapsed * 1000:.0f} ms")
+    out, kinds = redact(text)
     assert kinds
-    assert elapsed < 3.0  # typically 0.1-0.3 s; generous for loaded CI machines
+    assert "sk-4fGh7JkL9mN2pQ5rS8tV1wX3yZ6aB0cD2eF4gH6iJ8kL0mN" not in out
 
 
 @pytest.mark.parametrize(

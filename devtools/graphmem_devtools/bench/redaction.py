@@ -90,7 +90,7 @@ def graphmem_at(rev: str) -> RuleSet:
     name = f"_graphmem_redaction_{re.sub(r'[^0-9a-zA-Z]', '_', rev)}"
     module = types.ModuleType(name)
     sys.modules[name] = module  # dataclasses look their module up
-    exec(compile(source, f"{rev}:{path}", "exec"), module.__dict__)  # noqa: S102 - our own file at a revision
+    exec(compile(source, f"{rev}:{path}", "exec"), module.__dict__)  # our own file, at a revision
     return _graphmem_rule_set(f"graphmem@{rev}", module.redact, module.redact_value)
 
 
@@ -231,7 +231,7 @@ def evaluate(rule_set: RuleSet, corpus: types.ModuleType) -> dict[str, Any]:
     misses: list[str] = []
     for s in corpus.SECRETS:
         total[s.provider] += 1
-        if s.secret in rule_set.redact_payload(s.payload):
+        if s.needle in rule_set.redact_payload(s.payload):
             misses.append(f"{s.provider}/{s.context}")
         else:
             caught[s.provider] += 1
