@@ -55,13 +55,16 @@ def _secret_entry(key: str, value: str) -> str | None:
     return f"{MARK}{'password' if 'pass' in key.lower() or key.lower().endswith('pwd') else 'secret'}]"
 
 
-def _matches(rule: Rule, hay: str) -> Iterator[re.Match[str]]:
-    """The matches of ``rule`` in ``hay``, left to right (tried near the hints with ``reach``)."""
+def _matches(rule: Rule, hay: str, absent: Iterable[str] = ()) -> Iterator[re.Match[str]]:
+    """The matches of ``rule`` in ``hay``, left to right (tried near the hints with ``reach``;
+    ``absent``: hints known not to occur)."""
     if rule.reach < 0:
         yield from rule.regex.finditer(hay)
         return
     starts: set[int] = set()
     for hint in rule.hints:
+        if hint in absent:
+            continue
         i = hay.find(hint)
         while i >= 0:
             starts.add(i)
@@ -89,12 +92,12 @@ def _matches(rule: Rule, hay: str) -> Iterator[re.Match[str]]:
                 break
 
 
-def _apply(rule: Rule, text: str, hay: str, found: list[str]) -> str:
+def _apply(rule: Rule, text: str, hay: str, found: list[str], absent: Iterable[str] = ()) -> str:
     """``text`` with the matches of ``rule`` (searched in ``hay``, same offsets) replaced."""
     out: list[str] = []
     last = 0
     mark = f"{MARK}{rule.kind}]"
-    for m in _matches(rule, hay):
+    for m in _matches(rule, hay, absent):
         for g in rule.groups:
             start, end = m.span(g)
             if start < 0:
@@ -152,7 +155,8 @@ class Redactor:
                     continue
             if rule.gate is not None and rule.gate.search(hay) is None:
                 continue
-            new = _apply(rule, text, hay, found)
+            absent = [h for k, h in hints if seen.get(k) is False] if rule.reach >= 0 else ()
+            new = _apply(rule, text, hay, found, absent)
             if new is not text:
                 text = new
                 lower = None  # (the hints seen stay valid: a replacement only adds its own mark)
