@@ -266,16 +266,21 @@ def evaluate(rule_set: RuleSet, corpus: types.ModuleType) -> dict[str, Any]:
 
 def time_rule_sets(rule_sets: list[RuleSet], texts: dict[str, str], *, rounds: int,
                    warmup: int = 20) -> dict[str, dict[str, float]]:
-    """Median ms per call for each rule set and text, the sets interleaved round by round."""
-    samples: dict[tuple[str, str], list[float]] = {(rs.name, t): [] for rs in rule_sets for t in texts}
+    """Median ms per call for each rule set and text, the sets interleaved round by round: wall
+    time, and this thread's CPU time (``<text>_cpu``, which time spent descheduled on a busy machine
+    does not inflate)."""
+    labels = [*texts, *(f"{t}_cpu" for t in texts)]
+    samples: dict[tuple[str, str], list[float]] = {(rs.name, t): [] for rs in rule_sets for t in labels}
     for i in range(warmup + rounds):
         for label, text in texts.items():
             for rs in rule_sets:
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.thread_time()
                 rs.redact_text(text)
+                c1, t1 = time.thread_time(), time.perf_counter()
                 if i >= warmup:
-                    samples[(rs.name, label)].append((time.perf_counter() - t0) * 1000)
-    return {rs.name: {t: round(statistics.median(samples[(rs.name, t)]), 4) for t in texts} for rs in rule_sets}
+                    samples[(rs.name, label)].append((t1 - t0) * 1000)
+                    samples[(rs.name, f"{label}_cpu")].append((c1 - c0) * 1000)
+    return {rs.name: {t: round(statistics.median(samples[(rs.name, t)]), 4) for t in labels} for rs in rule_sets}
 
 
 def _git(*args: str) -> str:
@@ -344,8 +349,10 @@ def markdown(res: dict[str, Any]) -> str:
         + " |",
     ]
     for label in res["timing_ms"][base]:
-        chars = res["corpus"].get(f"{label}_chars")
-        lines.append(f"| {label.replace('_', ' ')} ({chars} chars), median ms (ratio) | " + " | ".join(
+        text = label.removesuffix("_cpu")
+        what = "median CPU ms" if label.endswith("_cpu") else "median ms"
+        chars = res["corpus"].get(f"{text}_chars")
+        lines.append(f"| {text.replace('_', ' ')} ({chars} chars), {what} (ratio) | " + " | ".join(
             f"{res['timing_ms'][n][label]:.4f} ({res['timing_ms'][n][label] / res['timing_ms'][base][label]:.1f}x)"
             for n in names) + " |")
     lines += ["", "## Recall per provider or context", "", "| provider | " + " | ".join(names) + " |",
