@@ -220,7 +220,8 @@ def gitleaks_rule_set(config: Path) -> RuleSet:
         return redact_text(p if isinstance(p, str) else json.dumps(p))
 
     return RuleSet("gitleaks", redact_text, payload,
-                   [f"gitleaks rules: {len(rules)} from `{config}` ({len(skipped)} path-only rules skipped)"])
+                   [f"gitleaks rules: {len(rules)} from `{config}` (title: {cfg.get('title', '?')!r}; "
+                    f"{len(skipped)} path-only rules skipped)"])
 
 
 # --- evaluation --------------------------------------------------------------------------------
