@@ -191,7 +191,7 @@ def test_redact_value_uses_key_names() -> None:
     assert out["password"] == "[REDACTED:password]"
     assert out["dbPassword"] == "[REDACTED:password]"
     assert out["api_key"] == "[REDACTED:secret]"
-    assert out["nested"][0]["Authorization"] == "Bearer [REDACTED:bearer_token]"
+    assert out["nested"][0]["Authorization"] == "Bearer [REDACTED:authorization]"
     assert out["count"] == 3 and out["password_hint"] == "first pet" and out["token_count"] == "12"
     assert value["password"] == "hunter2"  # the input is not modified
     assert "password" in kinds
@@ -246,7 +246,7 @@ def _mb_text(seed: int) -> str:
     return "\n".join(parts)[:1_000_000]
 
 
-@pytest.mark.timeout(300)  # a hang guard only; the speed is measured by benchmarks/redaction_speed.py
+@pytest.mark.timeout(300)  # a hang guard only; the speed is measured by `graphmem bench redaction`
 def test_one_megabyte_of_mixed_text() -> None:
     text = _mb_text(1)
     out, kinds = redact(text)
@@ -264,7 +264,7 @@ def test_one_megabyte_of_mixed_text() -> None:
         'secret="' * 50000,
     ],
 )
-@pytest.mark.timeout(300)  # a hang guard (catastrophic backtracking) only; speed: benchmarks/redaction_speed.py
+@pytest.mark.timeout(300)  # a hang guard (catastrophic backtracking) only; speed: `graphmem bench redaction`
 def test_pathological_inputs_are_redacted(text: str) -> None:
     out, _ = redact(text)
     assert isinstance(out, str) and out

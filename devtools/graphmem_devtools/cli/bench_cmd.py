@@ -54,6 +54,9 @@ def register(sub: Any) -> None:
     wk.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     wk.set_defaults(handler=_worker)
     _register_report_verbs(verbs)
+    from ..bench import redaction as redaction_bench
+
+    redaction_bench.register(verbs)
 
 
 def _add_report_args(p: Any, *, parts: bool, sub: str = "") -> None:

@@ -32,7 +32,7 @@ LUCENE_TOKENS = (
     "MATCH (n) DETACH DELETE n", "`", "//", "/*", "*/", "<script>", "\u202e", "\ufeff", "\u200b",
 )
 
-# Real-looking secrets of the kinds graphmem/integrations/redaction.py recognises (all fake).
+# Real-looking secrets of the kinds graphmem/redaction_rules.py recognises (all fake).
 SECRETS = (
     "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk",
     "AKIAIOSFODNN7EXAMPLQ",
