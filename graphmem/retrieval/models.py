@@ -101,6 +101,9 @@ class SearchResult(_Model):
     """How each source ran: vector ``exact`` / ``index-filtered`` / ``index-overfetch`` (+ fetch
     sizes), full-text fetch size, candidate counts."""
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    time_window: dict[str, Any] | None = None
+    """The time window the query named and the ranking favoured (``phrase``, ISO ``start`` and
+    ``end``), relative to the search's ``now``; None when the query names none."""
 
     def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.model_dump(mode="json", by_alias=True), ensure_ascii=False, **kwargs)
@@ -152,6 +155,15 @@ class RetrievalConfig:
     """Scope sizes (used only to choose a strategy) are cached this long per process."""
     max_chars: int = 4000
     """Each message / summary text in a hit is cut to this many characters."""
+    session_decay: float = 1.0
+    """Diversity: a candidate's fused score is multiplied by this for every better hit of its session
+    already in the top k (1.0 = off; ``retrieval.diversity``)."""
+    time_boost: float = 0.0
+    """Time-aware retrieval: when the query names a time ("last weekend", "in March", "il y a 3
+    jours", relative to the search's ``now``), candidates in that window gain this x the best score
+    (0 = off; ``retrieval.timewindow``)."""
+    rerank_pool: int = 100
+    """Fused candidates the re-ranking (diversity, time window) chooses the top k from."""
 
 
 @dataclass(frozen=True)

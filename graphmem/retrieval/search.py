@@ -43,6 +43,7 @@ from .fusion import combsum, max_rrf_score, rrf
 from .lucene import build_query, query_terms
 from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
 from .reltime import relative_time
+from .rerank import rerank_fused
 from .scopes import Scope, parse_scope
 
 __all__ = ["DEFAULT_LEVELS", "Candidate", "Searcher", "check_levels", "native"]
@@ -198,7 +199,9 @@ class Searcher:
             lists["text"] = text_future.result()
         if effective == "text" and min_score is not None:
             lists["text"] = [c for c in lists["text"] if c.score >= min_score]
-        ranked = self._fuse(lists, effective, k)
+        ranked, window = rerank_fused(self.db, lambda n: self._fuse(lists, effective, n), query, now, cfg, k,
+                                      run.strategy)
+        result.time_window = window.as_dict() if window is not None else None
         hits = self._hydrate(ranked, lists, sc, effective, with_embeddings, locale, now, run)
         result.effective_mode = effective
         result.hits = hits
