@@ -126,7 +126,7 @@ def build_context(
         )
         block.warnings.extend(res.warnings)
         block.search = {"effectiveMode": res.effective_mode, "scope": res.scope, "strategy": res.strategy,
-                        "timingsMs": res.timings_ms}
+                        "timingsMs": res.timings_ms, "timeWindow": res.time_window}
         if timings is not None:
             timings["search"] = round((time.perf_counter() - t0) * 1000, 3)
         hits = res.hits
@@ -301,7 +301,7 @@ def _ms(t0: float) -> float:
 
 
 def context_for_session(mem: GraphMemory, session_id: str, message: str,
-                        config: ContextConfig | None = None) -> ContextBlock:
+                        config: ContextConfig | None = None, *, now: datetime | None = None) -> ContextBlock:
     """:meth:`GraphMemory.build_context`: read the session state, embed the message once, inject facts
     and search concurrently, then assemble.
 
@@ -408,7 +408,7 @@ def _context_for_session(mem: GraphMemory, sid: str, message: str, cfg: ContextC
     t1 = time.perf_counter()
     block = build_context(mem.searcher(), session, recent, list(row["level1"]), message, cfg,
                           recent_vectors=recent_vectors, timings=timings, query_vector=qvec,
-                          pending_facts=pending_facts)
+                          pending_facts=pending_facts, now=now)
     timings["assemble"] = round(_ms(t1) - timings.get("search", 0.0) - timings.get("facts_wait", 0.0), 3)
     block.facts_log_id = facts_log
     if fact_warning:

@@ -16,7 +16,7 @@ from .diversity import session_diversify
 from .models import RetrievalConfig
 from .timewindow import TimeWindow, boost_in_window, parse_time_window
 
-__all__ = ["Fused", "rerank_fused"]
+__all__ = ["Fused", "rerank_fused", "reranks"]
 
 Fused = tuple[str, str, float, dict[str, int]]
 """(id, kind, score, ranks per source), as the fusion returns them."""
@@ -25,6 +25,11 @@ Fused = tuple[str, str, float, dict[str, int]]
 def _native(value: Any) -> Any:
     to_native = getattr(value, "to_native", None)
     return to_native() if callable(to_native) else value
+
+
+def reranks(config: RetrievalConfig) -> bool:
+    """Whether the re-ranking may run (it then needs full candidate pages from every source)."""
+    return config.session_decay < 1.0 or config.time_boost > 0
 
 
 def rerank_fused(

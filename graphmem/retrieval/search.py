@@ -43,7 +43,7 @@ from .fusion import combsum, max_rrf_score, rrf
 from .lucene import build_query, query_terms
 from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
 from .reltime import relative_time
-from .rerank import rerank_fused
+from .rerank import rerank_fused, reranks
 from .scopes import Scope, parse_scope
 
 __all__ = ["DEFAULT_LEVELS", "Candidate", "Searcher", "check_levels", "native"]
@@ -183,15 +183,17 @@ class Searcher:
         lists: dict[str, list[Candidate]] = {}
         text_future: Future[list[Candidate]] | None = None
         if effective in ("hybrid", "text"):
-            # the session prior reorders the page, so text-only mode reads a full page too
-            depth = cfg.text_depth if effective == "hybrid" or cfg.session_weight > 0 else k
+            # the session prior and the re-ranking reorder the page, so text-only mode reads a full page too
+            full = effective == "hybrid" or cfg.session_weight > 0 or reranks(cfg)
+            depth = cfg.text_depth if full else k
             if effective == "hybrid" and qvec is not None:
                 # the two candidate queries are independent: the text one runs beside the vector one
                 text_future = _pool().submit(self._text, query, sc, lv, max(depth, k), run)
             else:
                 lists["text"] = self._text(query, sc, lv, max(depth, k), run)
         if effective in ("hybrid", "semantic") and qvec is not None:
-            vec_c = self._vector(qvec, sc, lv, cfg.vector_depth if effective == "hybrid" else max(k, 1), run)
+            full = effective == "hybrid" or reranks(cfg)
+            vec_c = self._vector(qvec, sc, lv, cfg.vector_depth if full else max(k, 1), run)
             if min_score is not None:
                 vec_c = [c for c in vec_c if c.score >= min_score]
             lists["vector"] = vec_c
