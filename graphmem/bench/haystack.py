@@ -11,13 +11,15 @@ of the *other* conversations, drawn as distractors. Everything is reproducible f
 * Both speakers are renamed to the same two names in every conversation (speaker A -> ``Alex``,
   speaker B -> ``Sam``, in texts, image captions and questions), so a name never tells the needle
   sessions from the distractors.
-* Sessions get timestamps spread over ``span_days`` ending on ``end``; the needle sessions keep their
-  order; the question's own date ("now") is the day after the last session.
+* The needle sessions keep their LoCoMo dates (questions name them: "in July 2023"); the
+  distractors get random times from ``margin_days`` before the first needle session to
+  ``margin_days`` after the last, so the haystack spans months; the question's own date ("now") is
+  the day after the haystack's last session.
 * A question is kept when all its evidence lies in the needle sessions; its gold turns are the pairs
   holding its evidence utterances. Adversarial questions (category 5) are left out: they ask about
   the other speaker, which the renaming makes ill-posed.
 
-Metrics (those of the held-out benchmark): turn ``all@k`` (every gold turn in the top k) and session
+Every search is given the haystack's date as ``now``. Metrics (those of the held-out benchmark): turn ``all@k`` (every gold turn in the top k) and session
 ``all@5`` (every gold session among the first 5 distinct sessions of the ranking), per LoCoMo
 category, on a tuning half (conversations 0-4) and a test half (5-9). Baselines run by this module
 on the same turn texts: BM25 (``rank_bm25`` defaults) and dense-only (cosine over the raw turn
@@ -44,7 +46,7 @@ from ..models import TurnIn
 from ..retrieval import RetrievalConfig, Scope, Searcher
 from ..retrieval.models import SearchMode
 from .common import BenchResult, machine_info
-from .locomo import CATEGORIES
+from .locomo import CATEGORIES, _date
 from .store import cleanup_bench_namespace
 
 __all__ = [
@@ -123,13 +125,14 @@ def _conversation_sessions(sample: dict[str, Any]) -> tuple[dict[int, HaystackSe
             turns.append(HaystackTurn(source, texts[0], texts[1] if len(texts) > 1 else ""))
             for u in pair:
                 dia2turn[str(u["dia_id"])] = source
-        sessions[n] = HaystackSession(f"{sid}/s{n}", turns)
+        sessions[n] = HaystackSession(f"{sid}/s{n}", turns, _date(str(c.get(f"{key}_date_time", "")),
+                                                                  datetime(2023, 1, 1, tzinfo=UTC) + timedelta(days=n)))
     return sessions, dia2turn
 
 
 def build_haystacks(
     data: Path, *, sessions: int = 50, needles: int = 10, per_conv: int = 2, seed: int = 7,
-    span_days: int = 180, end: datetime = datetime(2024, 6, 30, 18, 0, tzinfo=UTC),
+    margin_days: int = 60,
 ) -> list[Haystack]:
     """The haystacks of every conversation (at most ``per_conv`` each), deterministic for ``seed``."""
     samples = json.loads(data.read_text(encoding="utf-8"))
@@ -158,17 +161,13 @@ def build_haystacks(
             if not questions:
                 continue
             distractors = rng.sample(pool, sessions - len(needle))
-            slots = sorted(rng.sample(range(sessions), len(needle)))
-            placed: list[HaystackSession] = []
-            it = iter(distractors)
-            nd = iter(needle)
-            for pos in range(sessions):
-                placed.append(next(nd) if pos in slots else next(it))
-            start = end - timedelta(days=span_days)
-            stamps = sorted(start + timedelta(minutes=rng.randrange(span_days * 24 * 60)) for _ in placed)
-            hay = [HaystackSession(s.key, s.turns, ts) for s, ts in zip(placed, stamps, strict=True)]
+            first, last = needle[0].timestamp, needle[-1].timestamp
+            lo = first - timedelta(days=margin_days)
+            minutes = int((last - first).total_seconds() // 60) + 2 * margin_days * 24 * 60
+            hay = sorted([*needle, *(HaystackSession(d.key, d.turns, lo + timedelta(minutes=rng.randrange(minutes)))
+                                     for d in distractors)], key=lambda x: x.timestamp)
             out.append(Haystack(f"{sample['sample_id']}-h{hi}", ci, hay, questions,
-                                stamps[-1] + timedelta(days=1)))
+                                hay[-1].timestamp + timedelta(days=1)))
     return out
 
 
@@ -226,8 +225,6 @@ class HaystackRun:
     config: RetrievalConfig
     table: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     latency_ms: dict[str, float] = field(default_factory=dict)
-    time_aware: bool = False
-    """Search with the haystack's own date as ``now`` (time-aware retrieval reads it)."""
 
 
 def _store(mem: GraphMemory, haystacks: Sequence[Haystack], ns: str, log: Callable[[str], None]) -> None:
@@ -277,7 +274,7 @@ def _evaluate(mem: GraphMemory, run: HaystackRun, haystacks: Sequence[Haystack],
             t0 = time.perf_counter()
             res = searcher.search(q.question, scope=scope, levels=[0], k=50, mode=run.mode,
                                   vector=qvecs.get(q.question) if run.mode != "text" else None,
-                                  now=h.now if run.time_aware else None)
+                                  now=h.now)
             lat.append((time.perf_counter() - t0) * 1000)
             rows.append((h, q, score_ranking(q, [id2src.get(x.id, "") for x in res.hits])))
     run.table = _table(rows)
@@ -296,12 +293,10 @@ def sweep_haystack_runs() -> list[HaystackRun]:
     best = RetrievalConfig()
     no_ctx = {**best.field_weights, "contextText": 0.0}
     return [
+        HaystackRun("hybrid: time-window boost 0.3", "hybrid", replace(best, time_boost=0.3)),
+        HaystackRun("hybrid: session decay 0.7 after 2", "hybrid", replace(best, session_decay=0.7, session_free=2)),
         HaystackRun("hybrid: session decay 0.5", "hybrid", replace(best, session_decay=0.5)),
-        HaystackRun("hybrid: session decay 0.7", "hybrid", replace(best, session_decay=0.7)),
         HaystackRun("hybrid: no context field", "hybrid", replace(best, field_weights=no_ctx)),
-        HaystackRun("hybrid: no context field, no session prior", "hybrid",
-                    replace(best, field_weights=no_ctx, session_weight=0.0)),
-        HaystackRun("text: session decay 0.5", "text", replace(best, session_decay=0.5)),
     ]
 
 
@@ -360,7 +355,7 @@ def run_haystack_bench(
             "sessions_per_haystack": sessions, "needle_sessions": needles, "seed": seed,
             "embedder": mem.embedder.model,
             "expansion_window": expansion_window,
-            "runs": [{"name": r.name, "mode": r.mode, "config": asdict(r.config), "time_aware": r.time_aware,
+            "runs": [{"name": r.name, "mode": r.mode, "config": asdict(r.config),
                       "table": r.table, "search_latency_ms": r.latency_ms} for r in runs],
             "baselines": baselines,
         }
@@ -411,7 +406,7 @@ def haystack_markdown(result: BenchResult) -> str:
                                                  for g in groups) + " |")
     lines += ["", "## Configurations", ""]
     for r in f.get("runs", []):
-        lines.append(f"- **{r['name']}** ({r['mode']}{', time-aware' if r.get('time_aware') else ''}): "
+        lines.append(f"- **{r['name']}** ({r['mode']}): "
                      f"`{json.dumps(r['config'], sort_keys=True)}`; search p50/p95 "
                      f"{r['search_latency_ms'].get('p50')} / {r['search_latency_ms'].get('p95')} ms")
     lines += ["", *[f"- {n}" for n in result.notes]]

@@ -326,11 +326,11 @@ def context_for_session(mem: GraphMemory, session_id: str, message: str,
     if cfg.facts and message.strip() and deferred is not None:
         holding = deferred.held(sid)
     with holding:
-        return _context_for_session(mem, sid, message, cfg, timings, t0)
+        return _context_for_session(mem, sid, message, cfg, timings, t0, now)
 
 
 def _context_for_session(mem: GraphMemory, sid: str, message: str, cfg: ContextConfig,
-                         timings: dict[str, float], t0: float) -> ContextBlock:
+                         timings: dict[str, float], t0: float, now: datetime | None) -> ContextBlock:
     from ..facts.inject import inject_facts
     from ..facts.params import vector_param
     from ..memory import _session_from_row, _turn_from_row

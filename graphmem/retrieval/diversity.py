@@ -19,9 +19,12 @@ K = TypeVar("K", bound=Hashable)
 
 def session_diversify(
     ranked: Sequence[tuple[K, float]], session_of: Mapping[K, str | None], *, decay: float, k: int,
+    free: int = 1,
 ) -> list[tuple[K, float]]:
     """The best ``k`` of ``ranked`` (best first, with scores) after the per-session decay, with their
-    decayed scores. Items with no known session are never decayed. Ties keep the input order."""
+    decayed scores: the first ``free`` hits of a session keep their score, each further one is
+    multiplied by ``decay`` once more. Items with no known session are never decayed. Ties keep the
+    input order."""
     if decay >= 1.0 or len(ranked) <= 1:
         return list(ranked[:k])
     decay = max(decay, 0.0)
@@ -31,7 +34,8 @@ def session_diversify(
     while left and len(out) < k:
         best_i, best_s = 0, float("-inf")
         for i, (item, score) in enumerate(left):
-            n = placed.get(session_of.get(item) or "", 0) if session_of.get(item) else 0
+            sess = session_of.get(item)
+            n = max(0, placed.get(sess, 0) - free + 1) if sess else 0
             s = score * decay**n if score >= 0 else score / max(decay, 1e-9) ** n
             if s > best_s:
                 best_i, best_s = i, s

@@ -157,7 +157,9 @@ class RetrievalConfig:
     """Each message / summary text in a hit is cut to this many characters."""
     session_decay: float = 1.0
     """Diversity: a candidate's fused score is multiplied by this for every better hit of its session
-    already in the top k (1.0 = off; ``retrieval.diversity``)."""
+    already in the top k beyond the first ``session_free`` (1.0 = off; ``retrieval.diversity``)."""
+    session_free: int = 1
+    """Hits of one session that keep their score before ``session_decay`` applies."""
     time_boost: float = 0.0
     """Time-aware retrieval: when the query names a time ("last weekend", "in March", "il y a 3
     jours", relative to the search's ``now``), candidates in that window gain this x the best score

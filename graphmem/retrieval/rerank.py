@@ -61,7 +61,7 @@ def rerank_fused(
     if window is not None:
         scored = boost_in_window(scored, stamp_of, window, config.time_boost)
         info["in_window"] = sum(1 for d, _ in scored if (ts := stamp_of.get(d)) is not None and window.contains(ts))
-    scored = session_diversify(scored, session_of, decay=config.session_decay, k=k)
+    scored = session_diversify(scored, session_of, decay=config.session_decay, k=k, free=config.session_free)
     info["session_decay"] = config.session_decay
     strategy["rerank"] = info
     by_id = {d: (kind, ranks) for d, kind, _, ranks in pool}

@@ -28,3 +28,10 @@ def test_negative_scores_still_sink() -> None:
     ranked = [("a1", 0.5), ("a2", -0.1), ("b1", -0.15)]
     out = session_diversify(ranked, {"a1": "A", "a2": "A", "b1": "B"}, decay=0.5, k=3)
     assert [d for d, _ in out] == ["a1", "b1", "a2"]
+
+
+def test_free_hits_per_session_before_the_decay() -> None:
+    ranked = [("a1", 1.0), ("a2", 0.9), ("a3", 0.85), ("b1", 0.6)]
+    sessions = {"a1": "A", "a2": "A", "a3": "A", "b1": "B"}
+    out = session_diversify(ranked, sessions, decay=0.5, k=4, free=2)
+    assert [d for d, _ in out] == ["a1", "a2", "b1", "a3"]
