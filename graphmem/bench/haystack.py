@@ -50,7 +50,8 @@ from .locomo import CATEGORIES, _date
 from .store import cleanup_bench_namespace
 
 __all__ = [
-    "Haystack", "HaystackRun", "build_haystacks", "default_haystack_runs", "haystack_markdown", "run_haystack_bench",
+    "Haystack", "HaystackRun", "build_haystacks", "default_haystack_runs", "haystack_markdown", "haystack_quality_lines",
+    "run_haystack_bench",
     "score_ranking", "sweep_haystack_runs",
 ]
 
@@ -375,6 +376,19 @@ def haystack_rows(figures: dict[str, Any]) -> list[tuple[str, dict[str, dict[str
     rows = [(f"graphmem {r['name']}", r["table"]) for r in figures.get("runs", [])]
     rows += list(figures.get("baselines", {}).items())
     return rows
+
+
+def haystack_quality_lines(figures: dict[str, Any]) -> list[str]:
+    """The overall table of a haystack result (every retriever, tune and test halves side by side)."""
+    cols = [f"{half} {m}" for half in HALF_NAMES for m in METRICS]
+    lines = [f"{figures.get('questions')} questions in {figures.get('haystacks')} haystacks of "
+             f"{figures.get('sessions_per_haystack')} sessions, {figures.get('turns')} turns; share of questions "
+             "with every gold turn in the top k.", "",
+             "| retriever | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    for name, table in haystack_rows(figures):
+        cells = [f"{table.get(half, {}).get('overall', {}).get(m, 0):.3f}" for half in HALF_NAMES for m in METRICS]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def haystack_markdown(result: BenchResult) -> str:

@@ -69,6 +69,8 @@ def _add_report_args(p: Any, *, parts: bool, sub: str = "") -> None:
                        help="quality: only the first N LoCoMo conversations (default all; 1 with --quick)")
         p.add_argument("--locomo-results", type=Path, default=None,
                        help="quality: read graphmem's figures from this locomo.json instead of measuring them")
+        p.add_argument("--haystack-results", type=Path, default=None,
+                       help="quality: read the haystack figures from this haystack.json instead of measuring them")
         p.add_argument("--growth-results", type=Path, default=None,
                        help="growth: read the figures from this growth.json (`graphmem bench growth`) instead of "
                             "measuring them")
@@ -113,6 +115,8 @@ def _options(args: argparse.Namespace) -> Any:
         opts.locomo_convs = args.locomo_convs
     if getattr(args, "locomo_results", None) is not None:
         opts.locomo_results = args.locomo_results
+    if getattr(args, "haystack_results", None) is not None:
+        opts.haystack_results = args.haystack_results
     for name in ("growth_results", "import_results"):
         if getattr(args, name, None) is not None:
             setattr(opts, name, getattr(args, name))
