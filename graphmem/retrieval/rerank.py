@@ -27,9 +27,10 @@ def _native(value: Any) -> Any:
     return to_native() if callable(to_native) else value
 
 
-def reranks(config: RetrievalConfig) -> bool:
-    """Whether the re-ranking may run (it then needs full candidate pages from every source)."""
-    return config.session_decay < 1.0 or config.time_boost > 0
+def reranks(config: RetrievalConfig, query: str, now: datetime | None) -> bool:
+    """Whether the re-ranking will run for this query (it then needs full candidate pages from
+    every source): session diversity is on, or the query names a time window."""
+    return config.session_decay < 1.0 or (config.time_boost > 0 and parse_time_window(query, now) is not None)
 
 
 def rerank_fused(

@@ -184,7 +184,7 @@ class Searcher:
         text_future: Future[list[Candidate]] | None = None
         if effective in ("hybrid", "text"):
             # the session prior and the re-ranking reorder the page, so text-only mode reads a full page too
-            full = effective == "hybrid" or cfg.session_weight > 0 or reranks(cfg)
+            full = effective == "hybrid" or cfg.session_weight > 0 or reranks(cfg, query, now)
             depth = cfg.text_depth if full else k
             if effective == "hybrid" and qvec is not None:
                 # the two candidate queries are independent: the text one runs beside the vector one
@@ -192,7 +192,7 @@ class Searcher:
             else:
                 lists["text"] = self._text(query, sc, lv, max(depth, k), run)
         if effective in ("hybrid", "semantic") and qvec is not None:
-            full = effective == "hybrid" or reranks(cfg)
+            full = effective == "hybrid" or reranks(cfg, query, now)
             vec_c = self._vector(qvec, sc, lv, cfg.vector_depth if full else max(k, 1), run)
             if min_score is not None:
                 vec_c = [c for c in vec_c if c.score >= min_score]
