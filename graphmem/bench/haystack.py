@@ -290,10 +290,11 @@ def default_haystack_runs(config: RetrievalConfig | None = None) -> list[Haystac
 
 
 def sweep_haystack_runs() -> list[HaystackRun]:
-    """Variants of the default (``--sweep``): session diversity, the context field, the session prior."""
+    """Variants of the default (``--sweep``): the time window, session diversity, the context field."""
     best = RetrievalConfig()
     no_ctx = {**best.field_weights, "contextText": 0.0}
     return [
+        HaystackRun("hybrid: no time window", "hybrid", replace(best, time_boost=0.0)),
         HaystackRun("hybrid: time-window boost 0.3", "hybrid", replace(best, time_boost=0.3)),
         HaystackRun("hybrid: session decay 0.7 after 2", "hybrid", replace(best, session_decay=0.7, session_free=2)),
         HaystackRun("hybrid: session decay 0.5", "hybrid", replace(best, session_decay=0.5)),

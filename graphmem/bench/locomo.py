@@ -312,9 +312,12 @@ def tuned_runs() -> tuple[list[LocomoRun], int]:
 
 
 def sweep_runs() -> list[LocomoRun]:
-    """Ablations of the default (``--sweep``): the whole-session prior, the fusion and its weights."""
+    """Ablations of the default (``--sweep``): the time window, session diversity, the whole-session
+    prior, the fusion and its weights."""
     best = RetrievalConfig()
     return [
+        LocomoRun("hybrid: no time window", "hybrid", replace(best, time_boost=0.0)),
+        LocomoRun("hybrid: session decay 0.7 after 2", "hybrid", replace(best, session_decay=0.7, session_free=2)),
         LocomoRun("hybrid: no session prior", "hybrid", replace(best, session_weight=0.0)),
         LocomoRun("text: no session prior", "text", replace(best, session_weight=0.0)),
         LocomoRun("hybrid: session prior 0.3", "hybrid", replace(best, session_weight=0.3)),
