@@ -382,9 +382,11 @@ def haystack_rows(figures: dict[str, Any]) -> list[tuple[str, dict[str, dict[str
 def haystack_quality_lines(figures: dict[str, Any]) -> list[str]:
     """The overall table of a haystack result (every retriever, tune and test halves side by side)."""
     cols = [f"{half} {m}" for half in HALF_NAMES for m in METRICS]
-    lines = [f"{figures.get('questions')} questions in {figures.get('haystacks')} haystacks of "
-             f"{figures.get('sessions_per_haystack')} sessions, {figures.get('turns')} turns; share of questions "
-             "with every gold turn in the top k.", "",
+    q, h = figures.get("questions", {}), figures.get("haystacks", {})
+    halves = ", ".join(f"{half}: {q.get(half)} questions in {h.get(half)} haystacks" for half in HALF_NAMES)
+    lines = [f"{halves}; {figures.get('sessions_per_haystack')} sessions per haystack, {figures.get('turns')} "
+             "turns. Share of questions with every gold turn in the top k (session all@5: every gold session "
+             "among the first 5 distinct sessions).", "",
              "| retriever | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
     for name, table in haystack_rows(figures):
         cells = [f"{table.get(half, {}).get('overall', {}).get(m, 0):.3f}" for half in HALF_NAMES for m in METRICS]
