@@ -48,7 +48,7 @@ def test_scores_need_every_gold_turn_and_session() -> None:
     m = score_ranking(q, ranked)
     assert m["turn all@5"] == 0.0 and m["turn all@10"] == 1.0 and m["turn all@30"] == 1.0
     assert m["session all@5"] == 0.0  # c/s2 is the sixth distinct session
-    assert score_ranking(q, ranked[:2] + ["c/s2/t3"])["session all@5"] == 1.0
+    assert score_ranking(q, [*ranked[:2], "c/s2/t3"])["session all@5"] == 1.0
 
 
 def test_quality_lines_list_every_retriever() -> None:
