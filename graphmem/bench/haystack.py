@@ -161,7 +161,7 @@ def build_haystacks(
                                                   {g.rsplit("/", 1)[0] for g in gold}))
             if not questions:
                 continue
-            distractors = rng.sample(pool, sessions - len(needle))
+            distractors = rng.sample(pool, min(len(pool), sessions - len(needle)))
             first, last = needle[0].timestamp, needle[-1].timestamp
             lo = first - timedelta(days=margin_days)
             minutes = int((last - first).total_seconds() // 60) + 2 * margin_days * 24 * 60

@@ -155,13 +155,16 @@ def run_quality_part(
     if haystack_results is not None:
         hay = json.loads(haystack_results.read_text(encoding="utf-8"))["figures"]
         hay_source = f"read from `{haystack_results}`"
-    elif mem is not None:
+    elif mem is not None and mem.embedder is not None and results_json is None:
         hay = run_haystack_bench(mem, data, per_conv=1 if limit_convs else 2, log=log or (lambda m: None),
                                  command="graphmem bench all (quality part)").figures
         hay_source = "measured in this run (`run_haystack_bench`, default configuration)"
     if hay is not None:
         md += ["", f"LoCoMo haystacks (`graphmem bench haystack`; figures {hay_source}):", "",
                *haystack_quality_lines(hay)]
+    else:
+        md += ["", "LoCoMo haystacks: not in this run (measured with the LoCoMo figures when an embedder is "
+               "configured, or read with `--haystack-results`)."]
     hybrid = next((r for r in runs_f if r.get("mode") == "hybrid"), None)
     text = next((r for r in runs_f if r.get("mode") == "text"), None)
     headline: list[Headline] = []
