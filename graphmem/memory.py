@@ -318,6 +318,7 @@ class GraphMemory:
         min_score: float | None = None,
         locale: str = "en",
         with_embeddings: bool = False,
+        now: datetime | None = None,
     ) -> SearchResult:
         """Search turns (level 0) and summaries (levels 1+) of ``scope`` (``Scope`` or
         ``"everything"``, ``"session:<id>"``, ``"directory:<path>"``, ``"project:<path>"``).
@@ -325,20 +326,23 @@ class GraphMemory:
         ``mode``: ``hybrid`` (vector + full-text fused by RRF), ``semantic`` or ``text``; without a
         working embedder it runs text-only and says so in ``warnings``. ``min_score`` is a cosine
         threshold for vector candidates (raw cosine, not the index's (1+cos)/2), or a BM25 threshold
-        in text mode. See :mod:`graphmem.retrieval.search` for the strategies."""
+        in text mode. ``now`` (default: the current time) is the query's own date: relative times
+        and any time window the query names ("last weekend", ``SearchResult.time_window``) are
+        computed from it. See :mod:`graphmem.retrieval.search` for the strategies."""
         self._foreground()
         return self.searcher().search(
             query, scope=scope, levels=levels, k=k, mode=mode, min_score=min_score, locale=locale,
-            with_embeddings=with_embeddings,
+            with_embeddings=with_embeddings, now=now,
         )
 
-    def build_context(self, session_id: str, message: str, *, config: ContextConfig | None = None) -> ContextBlock:
+    def build_context(self, session_id: str, message: str, *, config: ContextConfig | None = None,
+                      now: datetime | None = None) -> ContextBlock:
         """The enriched context to pass to the agent before answering ``message``: recent raw
         turns, relevant past turns and summaries, unrolled level-1 summaries; rendered in ``.text``
-        within ``config.budget_chars``, ``.to_json()`` for machines."""
+        within ``config.budget_chars``, ``.to_json()`` for machines. ``now`` as in :meth:`search`."""
         self._foreground()
         return context_for_session(self.db, self.searcher(), session_id, message, config, embedder=self.embedder,
-                                   deferred=self.deferred, redact=self.redact)
+                                   deferred=self.deferred, redact=self.redact, now=now)
 
     def embed_pending(self, *, limit: int | None = None, batch: int = 128, expansion_window: int = 2) -> EmbedPassStats:
         """Embed pending turns and summaries now, in the caller's thread (the worker does it in the

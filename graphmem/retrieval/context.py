@@ -130,7 +130,7 @@ def build_context(
         )
         block.warnings.extend(res.warnings)
         block.search = {"effectiveMode": res.effective_mode, "scope": res.scope, "strategy": res.strategy,
-                        "timingsMs": res.timings_ms}
+                        "timingsMs": res.timings_ms, "timeWindow": res.time_window}
         if timings is not None:
             timings["search"] = round((time.perf_counter() - t0) * 1000, 3)
         hits = res.hits
@@ -314,10 +314,12 @@ def context_for_session(
     embedder: Embedder | None = None,
     deferred: DeferredWrites | None = None,
     redact: bool = True,
+    now: datetime | None = None,
 ) -> ContextBlock:
     """:meth:`GraphMemory.build_context`: read the session state, embed the message once (with
     ``embedder``), inject facts and search (with ``searcher``) concurrently, then assemble. The
-    injection's log goes to ``deferred`` when given (redacted when ``redact``).
+    injection's log goes to ``deferred`` when given (redacted when ``redact``). ``now`` is the
+    message's own date (default: the current time), for time-aware search and relative dates.
 
     Critical path: max(state read, message embedding) + max(search, fact injection) + assembly;
     the injection's candidates are read while the message is embedded.
@@ -337,12 +339,13 @@ def context_for_session(
     if cfg.facts and message.strip() and deferred is not None:
         holding = deferred.held(sid)
     with holding:
-        return _context_for_session(db, searcher, embedder, deferred, redact, sid, message, cfg, timings, t0)
+        return _context_for_session(db, searcher, embedder, deferred, redact, sid, message, cfg, timings, t0, now)
 
 
 def _context_for_session(db: Database, searcher: Searcher, embedder: Embedder | None,
                          deferred: DeferredWrites | None, redact: bool, sid: str, message: str,
-                         cfg: ContextConfig, timings: dict[str, float], t0: float) -> ContextBlock:
+                         cfg: ContextConfig, timings: dict[str, float], t0: float,
+                         now: datetime | None) -> ContextBlock:
     pool = _executor()
 
     def read_state() -> tuple[list[dict[str, Any]], float]:
@@ -417,7 +420,7 @@ def _context_for_session(db: Database, searcher: Searcher, embedder: Embedder | 
     t1 = time.perf_counter()
     block = build_context(searcher, session, recent, list(row["level1"]), message, cfg,
                           recent_vectors=recent_vectors, timings=timings, query_vector=qvec,
-                          pending_facts=pending_facts)
+                          pending_facts=pending_facts, now=now)
     timings["assemble"] = round(_ms(t1) - timings.get("search", 0.0) - timings.get("facts_wait", 0.0), 3)
     block.facts_log_id = facts_log
     if fact_warning:

@@ -101,6 +101,9 @@ class SearchResult(_Model):
     """How each source ran: vector ``exact`` / ``index-filtered`` / ``index-overfetch`` (+ fetch
     sizes), full-text fetch size, candidate counts."""
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    time_window: dict[str, Any] | None = None
+    """The time window the query named and the ranking favoured (``phrase``, ISO ``start`` and
+    ``end``), relative to the search's ``now``; None when the query names none."""
 
     def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.model_dump(mode="json", by_alias=True), ensure_ascii=False, **kwargs)
@@ -113,7 +116,9 @@ class RetrievalConfig:
     question words dropped from the full-text query, ``contextText`` (±2 neighbouring turns, written
     by ``embed_pending``) boosted 0.7, the whole-session document prior (``session_weight`` 0.5), turn
     vectors averaged with their neighbours' (``ctxEmbedding``), CombSUM fusion 0.7 text / 0.3 vector:
-    hybrid R@10 75.9 (74.7 without the session prior). Equal-weight RRF with USE is far worse."""
+    hybrid R@10 75.9 (74.7 without the session prior). Equal-weight RRF with USE is far worse. A time
+    the query names ("last weekend", "in March 2023") lifts the candidates of that window
+    (``time_boost``); session diversity (``session_decay``) is off: it lowered every measured set."""
 
     fusion: Literal["rrf", "combsum"] = "combsum"
     """``rrf``: weighted Reciprocal Rank Fusion; ``combsum``: weighted sum of min-max normalised
@@ -152,6 +157,18 @@ class RetrievalConfig:
     """Scope sizes (used only to choose a strategy) are cached this long per process."""
     max_chars: int = 4000
     """Each message / summary text in a hit is cut to this many characters."""
+    session_decay: float = 1.0
+    """Diversity: a candidate's fused score is multiplied by this for every better hit of its session
+    already in the top k beyond the first ``session_free`` (1.0 = off; ``retrieval.diversity``)."""
+    session_free: int = 1
+    """Hits of one session that keep their score before ``session_decay`` applies."""
+    time_boost: float = 0.6
+    """Time-aware retrieval: when the query names a time ("last weekend", "in March", "il y a 3
+    jours", relative to the search's ``now``), candidates in that window gain this x the best score
+    (0 = off; ``retrieval.timewindow``). 0.6 raised every metric on both halves of LoCoMo and of the
+    LoCoMo haystacks (``benchmarks/results/quality.md``; 0.3 and 1.0 measured close to it)."""
+    rerank_pool: int = 100
+    """Fused candidates the re-ranking (diversity, time window) chooses the top k from."""
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from .fusion import combsum, rrf
 from .hits import Candidate, SearchRun, hydrate, ms_since
 from .lucene import build_query, query_terms
 from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
+from .rerank import rerank_fused, reranks
 from .scopes import Scope, parse_scope
 
 __all__ = ["DEFAULT_LEVELS", "Candidate", "Searcher", "check_levels"]
@@ -156,15 +157,17 @@ class Searcher:
         lists: dict[str, list[Candidate]] = {}
         text_future: Future[list[Candidate]] | None = None
         if effective in ("hybrid", "text"):
-            # the session prior reorders the page, so text-only mode reads a full page too
-            depth = cfg.text_depth if effective == "hybrid" or cfg.session_weight > 0 else k
+            # the session prior and the re-ranking reorder the page, so text-only mode reads a full page too
+            full = effective == "hybrid" or cfg.session_weight > 0 or reranks(cfg, query, now)
+            depth = cfg.text_depth if full else k
             if effective == "hybrid" and qvec is not None:
                 # the two candidate queries are independent: the text one runs beside the vector one
                 text_future = _pool().submit(self._text, query, sc, lv, max(depth, k), run)
             else:
                 lists["text"] = self._text(query, sc, lv, max(depth, k), run)
         if effective in ("hybrid", "semantic") and qvec is not None:
-            vec_c = self._vector(qvec, sc, lv, cfg.vector_depth if effective == "hybrid" else max(k, 1), run)
+            full = effective == "hybrid" or reranks(cfg, query, now)
+            vec_c = self._vector(qvec, sc, lv, cfg.vector_depth if full else max(k, 1), run)
             if min_score is not None:
                 vec_c = [c for c in vec_c if c.score >= min_score]
             lists["vector"] = vec_c
@@ -172,7 +175,9 @@ class Searcher:
             lists["text"] = text_future.result()
         if effective == "text" and min_score is not None:
             lists["text"] = [c for c in lists["text"] if c.score >= min_score]
-        ranked = self._fuse(lists, effective, k)
+        ranked, window = rerank_fused(self.db, lambda n: self._fuse(lists, effective, n), query, now, cfg, k,
+                                      run.strategy)
+        result.time_window = window.as_dict() if window is not None else None
         hits = self._hydrate(ranked, lists, sc, effective, with_embeddings, locale, now, run)
         result.effective_mode = effective
         result.hits = hits

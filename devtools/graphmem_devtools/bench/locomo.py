@@ -164,10 +164,12 @@ def _evaluate(mem: GraphMemory, run: LocomoRun, convs: list[LocomoConv], qvecs: 
     conv_of: list[int] = []
     for ci, conv in enumerate(convs):
         scope = Scope("directory", f"{ns}/{conv.sample_id}")
+        # the questions are asked the day after the conversation's last session
+        now = max(t.timestamp for ts in conv.sessions.values() for t in ts) + timedelta(days=1)
         for q in conv.questions:
             t0 = time.perf_counter()
             res = searcher.search(q.question, scope=scope, levels=[0], k=max(KS), mode=run.mode,
-                                  vector=qvecs.get(q.question) if run.mode != "text" else None)
+                                  vector=qvecs.get(q.question) if run.mode != "text" else None, now=now)
             lat.append((time.perf_counter() - t0) * 1000)
             ranked = [id2dia.get(h.id, "") for h in res.hits]
             per_q.append((q.category, [recall(q.evidence, ranked, k) for k in KS]))
@@ -178,6 +180,29 @@ def _evaluate(mem: GraphMemory, run: LocomoRun, convs: list[LocomoConv], qvecs: 
     run.context_chars = {f"top{k}": round(statistics.fmean(v), 0) for k, v in chars.items()}
     s = sorted(lat)
     run.latency_ms = {"p50": round(s[len(s) // 2], 2), "p95": round(s[int(len(s) * 0.95)], 2)}
+
+
+def dense_baseline(mem: GraphMemory, convs: list[LocomoConv], ns: str,
+                   qvecs: dict[str, list[float]]) -> dict[str, dict[str, float]]:
+    """Dense-only baseline: cosine of the question with each turn's raw stored vector (no neighbour
+    averaging, no index), per conversation."""
+    import numpy as np
+
+    per_q: list[tuple[int, list[float]]] = []
+    conv_of: list[int] = []
+    for ci, conv in enumerate(convs):
+        rows = [r for r in dev_db(mem.db).read("bench/turn_vectors", cwd=f"{ns}/{conv.sample_id}") if r["embedding"]]
+        if not rows:
+            continue
+        mat = np.asarray([r["embedding"] for r in rows], dtype=np.float32)
+        mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
+        for q in conv.questions:
+            v = np.asarray(qvecs[q.question], dtype=np.float32)
+            order = np.argsort(-(mat @ v), kind="stable")[: max(KS)]
+            ranked = [str(rows[int(i)]["sourceId"]) for i in order]
+            per_q.append((q.category, [recall(q.evidence, ranked, k) for k in KS]))
+            conv_of.append(ci)
+    return _table(per_q, conv_of)
 
 
 def default_runs(best: RetrievalConfig) -> list[LocomoRun]:
@@ -225,6 +250,7 @@ def run_locomo_bench(
             _evaluate(mem, run, convs, qvecs, id2dia, ns)
             log(f"{run.name}: R@10 {run.table['overall']['R@10']} ({time.perf_counter() - t2:.0f} s)")
         result.figures = {
+            "dense_raw_baseline": dense_baseline(mem, convs, ns, qvecs),
             "turns": len(id2dia),
             "questions": sum(len(c.questions) for c in convs),
             "embedder": mem.embedder.model,
@@ -288,9 +314,12 @@ def tuned_runs() -> tuple[list[LocomoRun], int]:
 
 
 def sweep_runs() -> list[LocomoRun]:
-    """Ablations of the default (``--sweep``): the whole-session prior, the fusion and its weights."""
+    """Ablations of the default (``--sweep``): the time window, session diversity, the whole-session
+    prior, the fusion and its weights."""
     best = RetrievalConfig()
     return [
+        LocomoRun("hybrid: no time window", "hybrid", replace(best, time_boost=0.0)),
+        LocomoRun("hybrid: session decay 0.7 after 2", "hybrid", replace(best, session_decay=0.7, session_free=2)),
         LocomoRun("hybrid: no session prior", "hybrid", replace(best, session_weight=0.0)),
         LocomoRun("text: no session prior", "text", replace(best, session_weight=0.0)),
         LocomoRun("hybrid: session prior 0.3", "hybrid", replace(best, session_weight=0.3)),

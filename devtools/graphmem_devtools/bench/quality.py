@@ -20,7 +20,8 @@ from typing import Any
 
 from graphmem.memory import GraphMemory
 
-from .locomo import CATEGORIES, DRAGON, KS, load_locomo, recall, run_locomo_bench, tuned_runs
+from .haystack import haystack_quality_lines, run_haystack_bench
+from .locomo import CATEGORIES, DRAGON, HALVES, KS, load_locomo, recall, run_locomo_bench, tuned_runs
 from .parts import Headline, PartResult
 from .plots import bar_plot
 
@@ -36,7 +37,8 @@ def bm25_baseline(data: Path, limit_convs: int | None = None) -> dict[str, dict[
     from rank_bm25 import BM25Okapi
 
     per_q: list[tuple[int, list[float]]] = []
-    for conv in load_locomo(data)[:limit_convs]:
+    conv_of: list[int] = []
+    for ci, conv in enumerate(load_locomo(data)[:limit_convs]):
         turns = [t for n in sorted(conv.sessions) for t in conv.sessions[n]]
         if not turns:
             continue
@@ -46,14 +48,16 @@ def bm25_baseline(data: Path, limit_convs: int | None = None) -> dict[str, dict[
             order = sorted(range(len(turns)), key=lambda i: -scores[i])[: max(KS)]
             ranked = [turns[i].dia_id for i in order]
             per_q.append((q.category, [recall(q.evidence, ranked, k) for k in KS]))
+            conv_of.append(ci)
     groups: dict[str, list[list[float]]] = defaultdict(list)
-    for cat, rs in per_q:
+    for (cat, rs), ci in zip(per_q, conv_of, strict=True):
         groups["overall"].append(rs)
         if cat != 5:
             groups["excl. adversarial"].append(rs)
         groups[f"{cat} {CATEGORIES[cat]}"].append(rs)
+        groups[HALVES[0] if ci < 5 else HALVES[1]].append(rs)
     out: dict[str, dict[str, float]] = {}
-    for g in ["overall", "excl. adversarial"] + [f"{c} {n}" for c, n in CATEGORIES.items()]:
+    for g in ["overall", "excl. adversarial"] + [f"{c} {n}" for c, n in CATEGORIES.items()] + list(HALVES):
         if g in groups:
             rows = groups[g]
             out[g] = {f"R@{k}": round(100 * statistics.fmean(r[i] for r in rows), 1) for i, k in enumerate(KS)}
@@ -68,6 +72,7 @@ def run_quality_part(
     data: Path,
     limit_convs: int | None = None,
     results_json: Path | None = None,
+    haystack_results: Path | None = None,
     log: Any = None,
 ) -> PartResult:
     """LoCoMo recall per category for graphmem's modes, BM25 and DRAGON; context characters per mode.
@@ -94,25 +99,28 @@ def run_quality_part(
         source = "measured in this run (`run_locomo_bench`, the tuned default configuration in three modes)"
     bm25 = bm25_baseline(data, limit_convs)
     runs_f: list[dict[str, Any]] = list(figs.get("runs", []))
-    groups = list(bm25)
+    groups = [g for g in bm25 if g not in HALVES]
     retrievers: list[tuple[str, dict[str, dict[str, float]]]] = [
         (f"graphmem {r['name']}", r["recall"]) for r in runs_f
     ] + [("BM25 only (rank_bm25, same turns)", bm25)]
+    if figs.get("dense_raw_baseline"):
+        retrievers.append(("dense only (raw turn vectors, cosine)", figs["dense_raw_baseline"]))
     md = [
         f"LoCoMo ({figs.get('questions')} questions over {figs.get('turns')} turns; embedder "
         f"{figs.get('embedder')}). graphmem figures {source}. Metric: the paper's recall accuracy (fraction of a "
         "question's evidence turns in the top k), mean per category.",
         "",
-        "| retriever | R@5 | R@10 | R@25 | context chars top 5 / 10 / 25 |",
-        "|---|---:|---:|---:|---|",
+        "| retriever | R@5 | R@10 | R@25 | R@10 tune (conv 0-4) | R@10 test (conv 5-9) | context chars top 5 / 10 / 25 |",
+        "|---|---:|---:|---:|---:|---:|---|",
     ]
     chars = {f"graphmem {r['name']}": r.get("context_chars", {}) for r in runs_f}
     for name, table in retrievers:
         o = table.get("overall", {})
         c = chars.get(name)
         cc = f"{c.get('top5', 0):.0f} / {c.get('top10', 0):.0f} / {c.get('top25', 0):.0f}" if c else ""
-        md.append(f"| {name} | {o.get('R@5')} | {o.get('R@10')} | {o.get('R@25')} | {cc} |")
-    md.append(f"| DRAGON (LoCoMo paper, Table 3) | {DRAGON[5]} | {DRAGON[10]} | {DRAGON[25]} | |")
+        tune, test = (table.get(h, {}).get("R@10", "") for h in HALVES)
+        md.append(f"| {name} | {o.get('R@5')} | {o.get('R@10')} | {o.get('R@25')} | {tune} | {test} | {cc} |")
+    md.append(f"| DRAGON (LoCoMo paper, Table 3) | {DRAGON[5]} | {DRAGON[10]} | {DRAGON[25]} | | | |")
     md += [
         "",
         "Per category, R@5 / R@10 / R@25 (DRAGON is published overall only):",
@@ -144,6 +152,20 @@ def run_quality_part(
                     title="LoCoMo evidence recall@10 per category", ylabel="recall@10, %", ylim=(0, 105),
                     hline=(DRAGON[10], f"DRAGON (LoCoMo paper), overall only: {DRAGON[10]}"))
     md += ["", f"![LoCoMo recall@10]({plot.name})"]
+    hay: dict[str, Any] | None = None
+    if haystack_results is not None:
+        hay = json.loads(haystack_results.read_text(encoding="utf-8"))["figures"]
+        hay_source = f"read from `{haystack_results}`"
+    elif mem is not None and mem.embedder is not None and results_json is None:
+        hay = run_haystack_bench(mem, data, per_conv=1 if limit_convs else 2, log=log or (lambda m: None),
+                                 command="graphmem bench all (quality part)").figures
+        hay_source = "measured in this run (`run_haystack_bench`, default configuration)"
+    if hay is not None:
+        md += ["", f"LoCoMo haystacks (`graphmem bench haystack`; figures {hay_source}):", "",
+               *haystack_quality_lines(hay)]
+    else:
+        md += ["", "LoCoMo haystacks: not in this run (measured with the LoCoMo figures when an embedder is "
+               "configured, or read with `--haystack-results`)."]
     hybrid = next((r for r in runs_f if r.get("mode") == "hybrid"), None)
     text = next((r for r in runs_f if r.get("mode") == "text"), None)
     headline: list[Headline] = []
@@ -164,6 +186,7 @@ def run_quality_part(
         "graphmem_runs": runs_f,
         "bm25_rank_bm25": bm25,
         "dragon_paper_overall": {f"R@{k}": v for k, v in DRAGON.items()},
+        "haystack": hay,
         "load_average_start": list(load_start),
         "load_average_end": list(os.getloadavg()),
     }

@@ -67,6 +67,7 @@ class PartOptions:
     locomo_data: Path = Path("../shared/benchmarks/locomo/locomo10.json")
     locomo_convs: int | None = None
     locomo_results: Path | None = None
+    haystack_results: Path | None = None
     growth_results: Path | None = None  # reuse `graphmem bench growth`'s growth.json (the 1M step takes ~40 min)
     import_results: Path | None = None  # reuse `graphmem bench import`'s import.json
 
@@ -161,7 +162,8 @@ def run_parts(
                                          queries=options.retrieval_queries, warmup=options.retrieval_warmup, log=log)
             elif name == "quality":
                 res = run_quality_part(mem, out_dir=out_dir, data=options.locomo_data,
-                                       limit_convs=options.locomo_convs, results_json=options.locomo_results, log=log)
+                                       limit_convs=options.locomo_convs, results_json=options.locomo_results,
+                                       haystack_results=options.haystack_results, log=log)
             else:
                 mod = external_part(name)
                 if mod is None:

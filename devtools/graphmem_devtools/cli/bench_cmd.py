@@ -73,6 +73,8 @@ def _add_report_args(p: Any, *, parts: bool, sub: str = "") -> None:
                        help="quality: only the first N LoCoMo conversations (default all; 1 with --quick)")
         p.add_argument("--locomo-results", type=Path, default=None,
                        help="quality: read graphmem's figures from this locomo.json instead of measuring them")
+        p.add_argument("--haystack-results", type=Path, default=None,
+                       help="quality: read the haystack figures from this haystack.json instead of measuring them")
         p.add_argument("--growth-results", type=Path, default=None,
                        help="growth: read the figures from this growth.json (`graphmem bench growth`) instead of "
                             "measuring them")
@@ -117,6 +119,8 @@ def _options(args: argparse.Namespace) -> Any:
         opts.locomo_convs = args.locomo_convs
     if getattr(args, "locomo_results", None) is not None:
         opts.locomo_results = args.locomo_results
+    if getattr(args, "haystack_results", None) is not None:
+        opts.haystack_results = args.haystack_results
     for name in ("growth_results", "import_results"):
         if getattr(args, name, None) is not None:
             setattr(opts, name, getattr(args, name))
@@ -187,6 +191,14 @@ def _register_retrieval_verbs(verbs: Any) -> None:
     lc.add_argument("--only", default=None, help="comma-separated run names to evaluate (default: all)")
     lc.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     lc.set_defaults(handler=_locomo)
+    hs = verbs.add_parser("haystack", help="LoCoMo sessions in 50-session haystacks: turn all@5/10/30, session all@5")
+    hs.add_argument("--data", type=Path, default=Path("../shared/benchmarks/locomo/locomo10.json"))
+    hs.add_argument("--per-conv", type=int, default=2, help="haystacks per LoCoMo conversation")
+    hs.add_argument("--keep", action="store_true", help="keep the loaded data (namespace printed)")
+    hs.add_argument("--reuse", default=None, help="re-score a namespace kept by an earlier --keep run")
+    hs.add_argument("--sweep", action="store_true", help="also run the diversity / weighting variants")
+    hs.add_argument("--out", type=Path, default=Path("benchmarks/results"))
+    hs.set_defaults(handler=_haystack)
 
 
 def _command(default: str) -> str:
@@ -232,6 +244,22 @@ def _locomo(args: argparse.Namespace) -> int:
          "notes": result.notes}, indent=2) + "\n")
     (args.out / "locomo.md").write_text(md)
     print(f"written: {args.out / 'locomo.json'} {args.out / 'locomo.md'}", file=sys.stderr)
+    return 0
+
+
+def _haystack(args: argparse.Namespace) -> int:
+    from ..bench.haystack import default_haystack_runs, haystack_markdown, run_haystack_bench, sweep_haystack_runs
+
+    with open_memory(start=True) as mem:
+        runs = default_haystack_runs() + (sweep_haystack_runs() if args.sweep else [])
+        result = run_haystack_bench(mem, args.data, runs=runs, per_conv=args.per_conv, keep=args.keep,
+                                    reuse=args.reuse, command=_command("graphmem bench haystack"),
+                                    log=lambda m: print(m, file=sys.stderr))
+    md = haystack_markdown(result)
+    print(md)
+    js, mdp = write_results(result, args.out)
+    mdp.write_text(md)
+    print(f"written: {js} {mdp}", file=sys.stderr)
     return 0
 
 

@@ -1,0 +1,198 @@
+"""Time windows named in a query: "yesterday", "last weekend", "in March", "two weeks ago",
+"il y a 3 jours", relative to the query's own date.
+
+:func:`parse_time_window` finds the first time expression it understands (English or French) and
+returns the half-open UTC window ``[start, end)`` it designates, widened by a little slack where
+people are vague ("two weeks ago" is about that week, not to the day). Expressions relative to an
+event ("before I moved", "after the wedding") are not understood and yield ``None``: the search then
+runs without a window. :func:`boost_in_window` lifts the ranked candidates whose timestamp falls in
+the window (a soft filter: evidence outside the window can still rank).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any, TypeVar
+
+__all__ = ["TimeWindow", "boost_in_window", "parse_time_window"]
+
+K = TypeVar("K")
+
+_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple": 2, "a couple of": 2, "couple of": 2, "few": 3,
+    "a few": 3, "several": 3,
+    "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8,
+    "neuf": 9, "dix": 10, "quelques": 3,
+}
+_UNIT_DAYS = {
+    "day": 1, "days": 1, "jour": 1, "jours": 1,
+    "week": 7, "weeks": 7, "semaine": 7, "semaines": 7,
+    "month": 30, "months": 30, "mois": 30,
+    "year": 365, "years": 365, "an": 365, "ans": 365, "année": 365, "années": 365,
+}
+_MONTHS = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
+    "september": 9, "october": 10, "november": 11, "december": 12,
+    "janvier": 1, "février": 2, "fevrier": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6, "juillet": 7,
+    "août": 8, "aout": 8, "septembre": 9, "octobre": 10, "novembre": 11, "décembre": 12, "decembre": 12,
+}
+_WEEKDAYS = {
+    "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6,
+    "lundi": 0, "mardi": 1, "mercredi": 2, "jeudi": 3, "vendredi": 4, "samedi": 5, "dimanche": 6,
+}
+
+_NUM = r"(\d{1,3}|a couple of|couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|" \
+       r"few|several|une?|deux|trois|quatre|cinq|sept|huit|neuf|dix|quelques)"
+_UNIT = r"(days?|weeks?|months?|years?|jours?|semaines?|mois|ans?|années?)"
+_MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + ")"
+_WEEKDAY = "(" + "|".join(_WEEKDAYS) + ")"
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    """``[start, end)`` in UTC, designated by ``phrase`` of the query relative to ``now``."""
+
+    start: datetime
+    end: datetime
+    phrase: str
+
+    def contains(self, ts: datetime) -> bool:
+        if ts.tzinfo is None:
+            ts = ts.replace(tzinfo=UTC)
+        return self.start <= ts < self.end
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"phrase": self.phrase, "start": self.start.isoformat(), "end": self.end.isoformat()}
+
+
+def _midnight(d: date) -> datetime:
+    return datetime.combine(d, time(0), tzinfo=UTC)
+
+
+def _number(word: str) -> int:
+    w = word.strip().lower()
+    if w.isdigit():
+        return int(w)
+    return _NUMBERS.get(w, 1)
+
+
+def _month_window(month: int, year: int | None, today: date) -> tuple[datetime, datetime]:
+    if year is None:
+        year = today.year if month <= today.month else today.year - 1
+    start = date(year, month, 1)
+    end = date(year + (month == 12), month % 12 + 1, 1)
+    return _midnight(start), _midnight(end)
+
+
+def _ago(n: int, unit_days: int, now: datetime) -> tuple[datetime, datetime]:
+    """About ``n`` units before ``now``: the target day +- a quarter of the distance (at least a day,
+    a whole unit for weeks and longer)."""
+    target = now - timedelta(days=n * unit_days)
+    slack = timedelta(days=max(1.0, n * unit_days / 4, unit_days / 2 if unit_days >= 7 else 1))
+    day = _midnight(target.date())
+    return day - slack, min(day + timedelta(days=1) + slack, now + timedelta(seconds=1))
+
+
+def _rules(now: datetime) -> list[tuple[re.Pattern[str], Any]]:
+    today = now.date()
+    monday = today - timedelta(days=today.weekday())
+
+    def fixed(a: date, b: date) -> Any:
+        return lambda m: (_midnight(a), _midnight(b))
+
+    def last_weekday(m: re.Match[str]) -> tuple[datetime, datetime]:
+        wd = _WEEKDAYS[m.group("wd") or m.group("wd2")]
+        back = (today.weekday() - wd) % 7 or 7
+        d = today - timedelta(days=back)
+        return _midnight(d), _midnight(d + timedelta(days=1))
+
+    def last_weekend(m: re.Match[str]) -> tuple[datetime, datetime]:
+        # the latest Saturday-Sunday that ended before today (Friday evening counts too)
+        back = (today.weekday() - 5) % 7
+        sat = today - timedelta(days=back)
+        if sat + timedelta(days=2) > today:
+            sat -= timedelta(days=7)
+        return _midnight(sat) - timedelta(hours=6), _midnight(sat + timedelta(days=2))
+
+    def in_month(m: re.Match[str]) -> tuple[datetime, datetime]:
+        year = m.group("year")
+        return _month_window(_MONTHS[m.group("month")], int(year) if year else None, today)
+
+    def ago(m: re.Match[str]) -> tuple[datetime, datetime]:
+        return _ago(_number(m.group("n")), _UNIT_DAYS[m.group("unit")], now)
+
+    def past(m: re.Match[str]) -> tuple[datetime, datetime]:
+        n = _number(m.group("n")) if m.group("n") else 1
+        return now - timedelta(days=n * _UNIT_DAYS[m.group("unit")]), now + timedelta(seconds=1)
+
+    prev_month_start = today.replace(day=1) - timedelta(days=1)
+    return [
+        (re.compile(r"\b(?:the )?day before yesterday\b|\bavant[- ]hier\b"),
+         fixed(today - timedelta(days=2), today - timedelta(days=1))),
+        (re.compile(r"\byesterday\b|\blast night\b|\bhier( soir)?\b"), fixed(today - timedelta(days=1), today)),
+        (re.compile(r"\b(?:earlier )?today\b|\bthis morning\b|\btonight\b|\baujourd'hui\b|\bce matin\b"),
+         fixed(today, today + timedelta(days=1))),
+        (re.compile(r"\b(?:last|past|previous) weekend\b|\bweek-?end dernier\b|\bce week-?end\b"),
+         last_weekend),
+        (re.compile(r"\b(?:last|previous) week\b|\bla semaine (?:dernière|derniere|passée|passee)\b"),
+         fixed(monday - timedelta(days=7), monday)),
+        (re.compile(r"\bthis week\b|\bcette semaine\b"), fixed(monday, today + timedelta(days=1))),
+        (re.compile(r"\b(?:last|previous) month\b|\ble mois (?:dernier|passé|passe)\b"),
+         fixed(prev_month_start.replace(day=1), today.replace(day=1))),
+        (re.compile(r"\bthis month\b|\bce mois-?ci\b"), fixed(today.replace(day=1), today + timedelta(days=1))),
+        (re.compile(r"\b(?:last|previous) year\b|\bl'année (?:dernière|derniere|passée|passee)\b"),
+         fixed(date(today.year - 1, 1, 1), date(today.year, 1, 1))),
+        (re.compile(r"\bthis year\b|\bcette année\b"), fixed(date(today.year, 1, 1), today + timedelta(days=1))),
+        (re.compile(rf"\b{_NUM.replace('(', '(?P<n>', 1)}\s+{_UNIT.replace('(', '(?P<unit>', 1)}\s+ago\b"), ago),
+        (re.compile(rf"\bil y a\s+{_NUM.replace('(', '(?P<n>', 1)}\s+{_UNIT.replace('(', '(?P<unit>', 1)}\b"), ago),
+        (re.compile(rf"\b(?:in|over|during) the (?:last|past)\s+(?:{_NUM.replace('(', '(?P<n>', 1)}\s+)?"
+                    rf"{_UNIT.replace('(', '(?P<unit>', 1)}\b"), past),
+        (re.compile(rf"\b(?:last|previous|past)\s+{_NUM.replace('(', '(?P<n>', 1)}\s+{_UNIT.replace('(', '(?P<unit>', 1)}\b"),
+         past),
+        (re.compile(rf"\b(?:last|on|this past)\s+{_WEEKDAY.replace('(', '(?P<wd>', 1)}\b|"
+                    rf"\b{_WEEKDAY.replace('(', '(?P<wd2>', 1)}\s+dernier\b"),
+         last_weekday),
+        (re.compile(rf"\b(?:in|during|en|au mois d[e'])\s*(?:early |late |mid-?)?"
+                    rf"{_MONTH.replace('(', '(?P<month>', 1)}(?:\s+(?P<year>(?:19|20)\d\d))?\b"), in_month),
+    ]
+
+
+def parse_time_window(query: str, now: datetime | None = None) -> TimeWindow | None:
+    """The window of the first time expression of ``query`` understood, relative to ``now`` (default:
+    the current time), or ``None``."""
+    now = now or datetime.now(UTC)
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    now = now.astimezone(UTC)
+    text = query.lower().replace("\u2019", "'")
+    found: list[tuple[int, TimeWindow]] = []
+    for pattern, make in _rules(now):
+        m = pattern.search(text)
+        if m is None:
+            continue
+        start, end = make(m)
+        if start < end:
+            found.append((m.start(), TimeWindow(start, end, query[m.start():m.end()])))
+    if not found:
+        return None
+    return min(found, key=lambda f: f[0])[1]
+
+
+def boost_in_window(
+    ranked: Sequence[tuple[K, float]], timestamps: Mapping[K, datetime | None], window: TimeWindow, boost: float,
+) -> list[tuple[K, float]]:
+    """Add ``boost`` x the best score to each candidate whose timestamp is in ``window``; best first
+    (stable)."""
+    if not ranked or boost <= 0:
+        return list(ranked)
+    top = max(abs(s) for _, s in ranked) or 1.0
+    out = []
+    for item, score in ranked:
+        ts = timestamps.get(item)
+        out.append((item, score + boost * top if ts is not None and window.contains(ts) else score))
+    out.sort(key=lambda x: -x[1])
+    return out

@@ -1,0 +1,80 @@
+"""Time-aware search and session diversity on a real Neo4j."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from graphmem import Database, GraphMemory
+from graphmem.providers import LocalEmbedder
+from graphmem.retrieval import RetrievalConfig, Scope
+
+pytestmark = pytest.mark.integration
+
+NOW = datetime(2024, 6, 12, 15, 0, tzinfo=UTC)  # a Wednesday; "last weekend" = 8-9 June
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalEmbedder:
+    e = LocalEmbedder()
+    e.load()
+    return e
+
+
+@pytest.fixture
+def mem(database: Database, embedder: LocalEmbedder) -> Iterator[GraphMemory]:
+    yield GraphMemory(database, embedder=embedder)
+
+
+def _turn(mem: GraphMemory, cwd: str, when: datetime, user: str, assistant: str) -> str:
+    s = mem.create_session(cwd, project_path=cwd, started_at=when)
+    return mem.store_turn(s.id, user, assistant, timestamp=when).id
+
+
+def test_a_named_time_window_lifts_the_turns_inside_it(mem: GraphMemory, namespace: str) -> None:
+    cwd = namespace + "/life"
+    may = _turn(mem, cwd, datetime(2024, 5, 2, 10, 0, tzinfo=UTC), "We went hiking, hiking all day on the ridge trail.",
+                "Hiking the ridge trail sounds great, hiking boots help.")
+    weekend = _turn(mem, cwd, datetime(2024, 6, 8, 11, 0, tzinfo=UTC), "Went hiking near the lake.",
+                    "Nice, the lake is lovely.")
+    mem.embed_pending()
+    mem.await_text_index()
+    mem.searcher(replace(RetrievalConfig(), time_boost=1.0))
+    scope = Scope.directory(cwd)
+    plain = mem.search("where did I go hiking", scope=scope, levels=(0,), k=2, mode="text", now=NOW)
+    assert [h.id for h in plain.hits] == [may, weekend] and plain.time_window is None
+    timed = mem.search("where did I go hiking last weekend", scope=scope, levels=(0,), k=2, mode="text", now=NOW)
+    assert [h.id for h in timed.hits] == [weekend, may]
+    assert timed.time_window == {"phrase": "last weekend", "start": "2024-06-07T18:00:00+00:00",
+                                 "end": "2024-06-10T00:00:00+00:00"}
+    assert timed.strategy["rerank"]["in_window"] == 1
+    # the same query a month later names another window: the weekend turn is no longer lifted
+    later = mem.search("where did I go hiking last weekend", scope=scope, levels=(0,), k=2, mode="text",
+                       now=NOW + timedelta(days=30))
+    assert [h.id for h in later.hits] == [may, weekend] and later.time_window is not None
+    mem.searcher(replace(RetrievalConfig(), time_boost=2.0))
+    hybrid = mem.search("where did I go hiking last weekend", scope=scope, levels=(0,), k=2, now=NOW)
+    assert hybrid.hits[0].id == weekend and hybrid.time_window is not None
+
+
+def test_session_decay_spreads_the_top_k_over_sessions(mem: GraphMemory, namespace: str) -> None:
+    cwd = namespace + "/diverse"
+    base = datetime(2024, 6, 1, tzinfo=UTC)
+    s1 = mem.create_session(cwd, project_path=cwd, started_at=base)
+    crowd = [mem.store_turn(s1.id, f"the garden tomatoes and the garden beans, note {i}",
+                            "garden tomatoes garden beans", timestamp=base + timedelta(minutes=i)).id
+             for i in range(3)]
+    other = _turn(mem, cwd, base + timedelta(days=3), "my garden had tomatoes", "good")
+    mem.embed_pending()
+    mem.await_text_index()
+    scope = Scope.directory(cwd)
+    mem.searcher(replace(RetrievalConfig(), session_weight=0.0, time_boost=0.0))
+    plain = [h.id for h in mem.search("garden tomatoes beans", scope=scope, levels=(0,), k=2, mode="text").hits]
+    assert set(plain) <= set(crowd)
+    mem.searcher(replace(RetrievalConfig(), session_weight=0.0, session_decay=0.1))
+    res = mem.search("garden tomatoes beans", scope=scope, levels=(0,), k=2, mode="text")
+    assert res.hits[0].id in crowd and res.hits[1].id == other
+    assert res.strategy["rerank"]["session_decay"] == 0.1

@@ -1,0 +1,62 @@
+"""The LoCoMo haystack builder and its metrics, on a small LoCoMo-shaped file (no server)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from graphmem_devtools.bench.haystack import HaystackQuestion, build_haystacks, haystack_quality_lines, score_ranking
+
+
+def _sample(sid: str, a: str, b: str, sessions: int) -> dict[str, object]:
+    conv: dict[str, object] = {"speaker_a": a, "speaker_b": b}
+    for n in range(1, sessions + 1):
+        conv[f"session_{n}"] = [
+            {"speaker": a if i % 2 == 0 else b, "dia_id": f"D{n}:{i + 1}", "text": f"{a if i % 2 == 0 else b} says {n}.{i}"}
+            for i in range(3)
+        ]
+        conv[f"session_{n}_date_time"] = f"1:00 pm on {n} May, 2023"
+    qa = [{"question": f"What did {a} say?", "evidence": ["D1:3", "D2:1"], "category": 1, "answer": "x"},
+          {"question": f"Did {b} lie?", "evidence": ["D1:1"], "category": 5},
+          {"question": "Outside?", "evidence": ["D9:1"], "category": 4, "answer": "y"}]
+    return {"sample_id": sid, "conversation": conv, "qa": qa}
+
+
+def test_haystacks_are_reproducible_paired_and_renamed(tmp_path: Path) -> None:
+    data = tmp_path / "locomo.json"
+    data.write_text(json.dumps([_sample("c1", "Ann", "Bob", 4), _sample("c2", "Cid", "Dee", 4),
+                                _sample("c3", "Eve", "Fay", 4)]))
+    a = build_haystacks(data, sessions=6, needles=2, per_conv=1, seed=3)
+    b = build_haystacks(data, sessions=6, needles=2, per_conv=1, seed=3)
+    assert [[s.key for s in h.sessions] for h in a] == [[s.key for s in h.sessions] for h in b]
+    h = a[0]
+    assert h.name == "c1-h0" and len(h.sessions) == 6 and h.half == "tune"
+    assert sum(s.key.startswith("c1/") for s in h.sessions) == 2  # the needle sessions, the rest distractors
+    stamps = [s.timestamp for s in h.sessions]
+    assert stamps == sorted(stamps) and h.now > stamps[-1]
+    needle = next(s for s in h.sessions if s.key == "c1/s1")
+    assert needle.turns[0].user == "Alex says 1.0" and needle.turns[0].assistant == "Sam says 1.1"
+    assert needle.turns[1].assistant == ""  # an odd utterance out has no reply
+    # the adversarial question and the one whose evidence is outside the needle are left out
+    assert [(q.question, q.gold_turns, q.gold_sessions) for q in h.questions] == [
+        ("What did Alex say?", {"c1/s1/t1", "c1/s2/t0"}, {"c1/s1", "c1/s2"})]
+
+
+def test_scores_need_every_gold_turn_and_session() -> None:
+    q = HaystackQuestion("q", 1, {"c/s1/t0", "c/s2/t3"}, {"c/s1", "c/s2"})
+    ranked = ["x/s9/t0", "c/s1/t0", "c/s1/t1", "y/s1/t0", "z/s1/t0", "w/s1/t0", "c/s2/t3"]
+    m = score_ranking(q, ranked)
+    assert m["turn all@5"] == 0.0 and m["turn all@10"] == 1.0 and m["turn all@30"] == 1.0
+    assert m["session all@5"] == 0.0  # c/s2 is the sixth distinct session
+    assert score_ranking(q, [*ranked[:2], "c/s2/t3"])["session all@5"] == 1.0
+
+
+def test_quality_lines_list_every_retriever() -> None:
+    table = {half: {"overall": {"turn all@5": 0.5, "turn all@10": 0.6, "turn all@30": 0.7, "session all@5": 0.8}}
+             for half in ("tune", "test", "all")}
+    figs = {"questions": {"tune": 3, "test": 2}, "haystacks": {"tune": 1, "test": 1}, "sessions_per_haystack": 50,
+            "turns": 10, "runs": [{"name": "hybrid", "table": table}], "baselines": {"BM25": table}}
+    lines = haystack_quality_lines(figs)
+    assert lines[0].startswith("tune: 3 questions in 1 haystacks, test: 2 questions in 1 haystacks")
+    assert any(line.startswith("| graphmem hybrid | 0.500") for line in lines)
+    assert any(line.startswith("| BM25 | ") for line in lines)
