@@ -4,20 +4,29 @@ set (world, self, goals) with its schemas, and the companion's JSON reply protoc
 
 from __future__ import annotations
 
+import json
 import re
+import sys
 import threading
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 
 from graphmem import Database, GraphMemory
-from graphmem.chat import ChatConfig, ChatTools, clear_live, parse_reply, store_reply
+from graphmem.chat import TOOL_SPECS, ChatConfig, ChatTools, clear_live, parse_reply, store_reply
+from graphmem.chat.model import DEFAULT_ROOT
 from graphmem.errors import InvalidInput
+from graphmem.facts import delete_facts_under_path
 from graphmem.providers import LocalEmbedder
 
+from ..conftest import Neo4jTarget
 from ..support import support_db
+from .test_hooks import hook_env
 
 pytestmark = pytest.mark.integration
 
@@ -287,3 +296,40 @@ def test_json_reply_protocol_is_parsed_and_stored(cmem: GraphMemory) -> None:
     assert [m["content"] for m in tools.get_recent_memories(5)["memories"]] == ["Mickael est malade"]
     plain = parse_reply("Coucou Mickael !")
     assert not plain.structured and plain.message == "Coucou Mickael !" and not plain.memories
+
+
+def test_memory_tools_over_mcp(neo4j_target: Neo4jTarget, database: Database, tmp_path: Path) -> None:
+    """``graphmem mcp`` serves the chat tools when GRAPHMEM_CHAT_AGENT names the agent."""
+    mcp_client = pytest.importorskip("mcp.client.session")
+    mcp_stdio = pytest.importorskip("mcp.client.stdio")
+    agent = f"pet-{uuid.uuid4().hex[:10]}"
+    env = hook_env(neo4j_target, tmp_path / "gh", GRAPHMEM_EMBEDDER="local", GRAPHMEM_CHAT_AGENT=agent)
+    params = mcp_stdio.StdioServerParameters(
+        command=sys.executable,
+        args=["-c", "import sys; from graphmem.cli import main; sys.exit(main())", "mcp"],
+        env=env, cwd=str(tmp_path),
+    )
+
+    def payload(result: Any) -> dict[str, Any]:
+        assert not result.is_error, result
+        structured = getattr(result, "structured_content", None) or getattr(result, "structuredContent", None)
+        return dict(structured) if structured else dict(json.loads(result.content[0].text))
+
+    async def drive() -> None:
+        async with mcp_stdio.stdio_client(params) as (read, write), mcp_client.ClientSession(read, write) as session:
+            await session.initialize()
+            names = {t.name for t in (await session.list_tools()).tools}
+            assert {t.name for t in TOOL_SPECS} <= names
+            stored = payload(await session.call_tool("store_memory", {
+                "content": "David habite à Ordizan", "subjects": ["david"], "ttl": None}))
+            assert stored["action"] == "inserted"
+            payload(await session.call_tool("store_self", {"content": "Je suis un chat", "category": "context"}))
+            found = payload(await session.call_tool("search_memories", {"query": "où habite David"}))
+            assert [m["content"] for m in found["memories"]] == ["David habite à Ordizan"]
+            me = payload(await session.call_tool("search_self", {"query": "qui suis-je"}))
+            assert [m["content"] for m in me["memories"]] == ["Je suis un chat"]
+
+    try:
+        anyio.run(drive)
+    finally:
+        delete_facts_under_path(database, f"{DEFAULT_ROOT}/{agent}")
