@@ -25,6 +25,7 @@ from .config import Settings
 from .db import Database, DeferredWrites, apply_schema, open_database, schema_status
 from .errors import ConfigError
 from .facts import Fact, FactInjection, ForgetResult, RememberResult
+from .facts.corrections import facts_as_of
 from .facts.model import ScopeLike as FactScopeLike
 from .hierarchy import session_summaries, summaries_not_rolled_up
 from .models import Session, SessionDetail, SessionInfo, Summary, ToolCallIn, Turn, TurnIn
@@ -348,6 +349,11 @@ class GraphMemory:
         return chat.chat_context(self.db, self.searcher(), session_id, message, config=self.chat,
                                  embedder=self.embedder, deferred=self.deferred, redact=self.redact, rooms=rooms,
                                  context=config)
+
+    def facts_as_of(self, at: datetime, *, scopes: Sequence[FactScopeLike], subject: str | None = None,
+                    limit: int = 50) -> list[Fact]:
+        """The facts of ``scopes`` true at ``at``, retired versions included (graphmem.facts.corrections)."""
+        return facts_as_of(self.db, at, scopes=scopes, subject=subject, limit=limit)
 
     def chat_tools(self, agent: str) -> ChatTools:
         """The memory tools of ``agent`` (OpenAI / Anthropic schemas, ``.call(name, arguments)``)."""

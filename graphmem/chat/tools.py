@@ -13,7 +13,9 @@ never mix:
   understanding, connection).
 
 Storing goes through :func:`graphmem.facts.remember`, so a similar memory is updated rather than
-duplicated and a TTL (``"7d"``) makes a temporary state expire. Searching has no threshold: the top
+duplicated and a TTL (``"7d"``) makes a temporary state expire; then the correction rule of
+:mod:`graphmem.facts.corrections` retires a current memory the new one contradicts ("David a
+déménagé à Toulouse" retires "David habite à Ordizan", kept as history). Searching has no threshold: the top
 10 by meaning, the model judges the scores.
 """
 
@@ -28,6 +30,7 @@ from typing import Any, Protocol
 from ..db import Database, DeferredWrites
 from ..errors import InvalidInput
 from ..facts import Fact, Scope, forget, list_facts, remember, search_facts
+from ..facts.corrections import retire_contradicted
 from ..facts.store import list_text
 from ..providers import Embedder
 from ..retrieval.reltime import memory_time
@@ -151,8 +154,10 @@ class ChatTools:
                type: str | None = None) -> dict[str, Any]:
         result = remember(self.db, content, subjects, embedder=self.embedder, deferred=self.deferred,
                           redact=self.redact, ttl=ttl, scope=scope, type=type, source="chat-tool")
+        retired = retire_contradicted(self.db, result.fact) if result.action != "unchanged" else []
         return {"action": result.action, "id": result.fact.id, "content": result.fact.content,
-                "previous": result.previous.content if result.previous and result.action == "updated" else None}
+                "previous": result.previous.content if result.previous and result.action == "updated" else None,
+                "retired": [f.content for f in retired]}
 
     def search_memories(self, query: str) -> dict[str, Any]:
         return self._search(query, [Scope.global_(), self.world])

@@ -333,3 +333,28 @@ def test_memory_tools_over_mcp(neo4j_target: Neo4jTarget, database: Database, tm
         anyio.run(drive)
     finally:
         delete_facts_under_path(database, f"{DEFAULT_ROOT}/{agent}")
+
+
+def test_a_correction_retires_the_old_fact_and_keeps_it_as_history(cmem: GraphMemory) -> None:
+    tools = cmem.chat_tools("pet")
+    tools.store_memory("David est le frère de Mickael", ["david", "mickael"])
+    first = tools.store_memory("David habite à Ordizan", ["david"])
+    assert first["action"] == "inserted" and first["retired"] == []
+    between = datetime.now(UTC)
+    second = tools.store_memory("Non en fait David a déménagé à Toulouse", ["david"])
+    assert second["retired"] == ["David habite à Ordizan"]
+
+    world = tools.world
+    current = {f.content for f in cmem.facts_about("david", scopes=[world])}
+    assert current == {"David est le frère de Mickael", "Non en fait David a déménagé à Toulouse"}
+    found = [m["content"] for m in tools.search_memories("où habite David ?")["memories"]]
+    assert "David habite à Ordizan" not in found and "Non en fait David a déménagé à Toulouse" in found
+    # history: what was true then, and now
+    then = {f.content for f in cmem.facts_as_of(between, scopes=[world], subject="david")}
+    assert then == {"David est le frère de Mickael", "David habite à Ordizan"}
+    now = {f.content for f in cmem.facts_as_of(datetime.now(UTC), scopes=[world], subject="david")}
+    assert now == current
+    # another person's move retires nothing of David's; an unrelated kind neither
+    assert tools.store_memory("Julie habite à Lyon", ["julie"])["retired"] == []
+    assert tools.store_memory("David travaille chez Airbus", ["david"])["retired"] == []
+    assert tools.store_memory("David works at Thales now", ["david"])["retired"] == ["David travaille chez Airbus"]
