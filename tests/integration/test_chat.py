@@ -358,3 +358,18 @@ def test_a_correction_retires_the_old_fact_and_keeps_it_as_history(cmem: GraphMe
     assert tools.store_memory("Julie habite à Lyon", ["julie"])["retired"] == []
     assert tools.store_memory("David travaille chez Airbus", ["david"])["retired"] == []
     assert tools.store_memory("David works at Thales now", ["david"])["retired"] == ["David travaille chez Airbus"]
+
+
+def test_explore_queries_show_conversations_and_live_messages(cmem: GraphMemory, room: str) -> None:
+    agent = f"pet-{uuid.uuid4().hex[:8]}"
+    s = cmem.open_conversation(agent, "discord", "david", at=T0).session
+    cmem.store_turn(s.id, "salut", "coucou", timestamp=T0)
+    rows = cmem.db.read("explore/agent_conversations", agent=agent)
+    assert [(r["channel"], r["user"], r["session"], r["turns"]) for r in rows] == [("discord", "david", s.id, 1)]
+    try:
+        cmem.observe(room, "david", "je pars en Grèce demain", T0)
+        cmem.observe(room, "julie", "bon voyage !", T0 + timedelta(minutes=1))
+        rows = cmem.db.read("explore/room_live_messages", room=room)
+        assert [(r["author"], r["embedState"]) for r in rows] == [("julie", "pending"), ("david", "pending")]
+    finally:
+        _clear(cmem, room)
