@@ -208,6 +208,10 @@ def build_server(memory: _Memory | None = None) -> Any:
         fact_tools.update(TOOLS)
     except ImportError:  # facts not part of this build
         pass
+    if os.environ.get("GRAPHMEM_CHAT_AGENT"):  # a chat agent's memory tools (graphmem.chat.tools), opt-in
+        from .chat.tools import MCP_TOOLS
+
+        fact_tools.update(MCP_TOOLS)
     for name, fn in fact_tools.items():
         server.add_tool(_bind(fn, mem), name=name, description=inspect.getdoc(fn))
     return server

@@ -16,15 +16,17 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import facts, sessions
+from . import chat, facts, sessions
 from . import turns as _turns
 from .activity import ForegroundSignal
+from .chat import ChatConfig, ChatContext, ChatTools, Conversation, ConversationSession, LiveContext, LiveMessage
 from .check import CheckReport, check_hierarchy
 from .config import Settings
 from .db import Database, DeferredWrites, apply_schema, open_database, schema_status
 from .embedding import Embedder, EmbedPassStats, embed_all_pending, make_embedder, reindex
 from .errors import ConfigError
 from .facts import Fact, FactInjection, ForgetResult, RememberResult
+from .facts.corrections import facts_as_of
 from .facts.model import ScopeLike as FactScopeLike
 from .hierarchy import session_summaries, summaries_not_rolled_up
 from .models import Session, SessionDetail, SessionInfo, Summary, ToolCallIn, Turn, TurnIn
@@ -69,6 +71,7 @@ class GraphMemory:
         embed_inline: bool = False,
         redact: bool = True,
         foreground: ForegroundSignal | None = None,
+        chat: ChatConfig | None = None,
     ) -> None:
         """``embedder`` is used for vector search and inline embedding; without one, search is
         text-only. ``redact`` replaces secrets (API keys, tokens, passwords; see
@@ -90,6 +93,8 @@ class GraphMemory:
         self.foreground = foreground
         """Marked by store_turn, search and build_context so that workers on this machine yield to
         them (:mod:`graphmem.activity`); :meth:`from_settings` uses ``$GRAPHMEM_HOME/run/foreground``."""
+        self.chat = chat or ChatConfig()
+        """Settings of the chat-agent operations (conversations, live observation, tools)."""
         self._searcher: Searcher | None = None
         self.deferred = DeferredWrites(db)
         """The background writer for writes nobody waits for (the injection logs of
@@ -299,6 +304,59 @@ class GraphMemory:
     def delete_expired_facts(self) -> int:
         """Delete the facts whose TTL has passed (reads already hide them); returns how many."""
         return facts.delete_expired_facts(self.db)
+
+    # -- chat agents (graphmem/chat) ---------------------------------------------------------------
+    def open_conversation(self, agent: str, channel: str, user: str, *, at: datetime | None = None,
+                          title: str | None = None) -> ConversationSession:
+        """The session of a message of ``user`` to ``agent`` on ``channel`` at ``at`` (now): the
+        conversation's latest session, or a new one after ``chat.session_gap`` of silence."""
+        return chat.open_conversation(self.db, agent, channel, user, config=self.chat, at=at, title=title)
+
+    def conversation_sessions(self, agent: str, channel: str, user: str, *, limit: int = 50) -> list[Session]:
+        """The sessions of one conversation, newest activity first."""
+        return chat.conversation_sessions(self.db, agent, channel, user, config=self.chat, limit=limit)
+
+    def conversations(self, agent: str, *, channel: str | None = None, user: str | None = None,
+                      limit: int = 100) -> list[Conversation]:
+        """The conversations of ``agent`` (of one channel and/or user when given), latest first."""
+        return chat.conversations(self.db, agent, channel=channel, user=user, limit=limit)
+
+    def search_conversations(self, query: str, agent: str, *, channel: str | None = None, user: str | None = None,
+                             k: int = 10, mode: SearchMode = "hybrid") -> SearchResult:
+        """Search ``agent``'s conversations: every channel and user, or one channel / user / both."""
+        self._foreground()
+        return chat.search_conversations(self.searcher(), query, agent, config=self.chat, channel=channel,
+                                         user=user, k=k, mode=mode)
+
+    def observe(self, channel: str, author: str, text: str, timestamp: datetime | None = None) -> str:
+        """Store one message of an observed room as a live message (embedded later); its id."""
+        return chat.observe(self.db, channel, author, text, timestamp, redact=self.redact)
+
+    def live_context(self, question: str, *, rooms: Sequence[str] | None = None, limit: int = 10) -> LiveContext:
+        """The live messages most relevant to ``question`` (top ``limit``, not in time order) and their block."""
+        return chat.live_context(self.db, self.embedder, question, config=self.chat, rooms=rooms, limit=limit)
+
+    def live_messages(self, channel: str, *, limit: int = 50) -> list[LiveMessage]:
+        """The latest live messages of one room, newest first."""
+        return chat.live_messages(self.db, channel, limit=limit)
+
+    def chat_context(self, session_id: str, message: str, *, rooms: Sequence[str] | None = None,
+                     config: ContextConfig | None = None) -> ChatContext:
+        """The live block (excerpts of ``rooms``) and :meth:`build_context`'s block, for a chat agent."""
+        self._foreground()
+        return chat.chat_context(self.db, self.searcher(), session_id, message, config=self.chat,
+                                 embedder=self.embedder, deferred=self.deferred, redact=self.redact, rooms=rooms,
+                                 context=config)
+
+    def facts_as_of(self, at: datetime, *, scopes: Sequence[FactScopeLike], subject: str | None = None,
+                    limit: int = 50) -> list[Fact]:
+        """The facts of ``scopes`` true at ``at``, retired versions included (graphmem.facts.corrections)."""
+        return facts_as_of(self.db, at, scopes=scopes, subject=subject, limit=limit)
+
+    def chat_tools(self, agent: str) -> ChatTools:
+        """The memory tools of ``agent`` (OpenAI / Anthropic schemas, ``.call(name, arguments)``)."""
+        return ChatTools(self.db, agent, config=self.chat, embedder=self.embedder, deferred=self.deferred,
+                         redact=self.redact)
 
     # -- retrieval (graphmem/retrieval) ----------------------------------------------------------
     def searcher(self, config: RetrievalConfig | None = None) -> Searcher:

@@ -39,6 +39,7 @@ _OPTIONAL_GROUPS = [
     "graphmem.cli.mcp_cmd",
     "graphmem.cli.facts_cmd",
     "graphmem.cli.export_cmd",
+    "graphmem.cli.chat_cmd",
 ]
 ENTRY_POINT_GROUP = "graphmem.commands"
 

@@ -23,7 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
-from datetime import timedelta
+from datetime import datetime, timedelta, tzinfo
 from typing import Any, Literal
 
 import numpy as np
@@ -112,13 +112,25 @@ def session_scopes(db: Database, session_id: str) -> list[str]:
     return [Scope.global_().key, Scope("project", project).key, Scope.session(session_id).key]
 
 
-def render_facts(items: Sequence[InjectedItem]) -> str:
-    """The injected block: one line per fact, type first."""
+def render_facts(items: Sequence[InjectedItem], *, now: datetime | None = None, locale: str | None = None,
+                 tz: tzinfo | None = None) -> str:
+    """The injected block: one line per fact, type first, then when it was last stated, absolute (in
+    ``tz``, UTC by default) and relative to ``now`` in ``locale`` (default: the environment's)::
+
+        - (fact) David lives in Toulouse (14/01/2026 10:23, 3 days ago)
+    """
+    # imported here: importing graphmem.retrieval runs its package, which imports this module
+    from ..retrieval.reltime import locale_from_env, memory_time
+
     if not items:
         return ""
+    now = now or utcnow()
+    loc = locale or locale_from_env()
     lines = ["[Memory - facts you know about the user and this project]"]
     for it in items:
-        lines.append(f"- ({it.fact.type}) {it.fact.content}")
+        ts = it.fact.updated_at or it.fact.created_at
+        when = f" ({memory_time(ts, now, loc, tz)})" if ts is not None else ""
+        lines.append(f"- ({it.fact.type}) {it.fact.content}{when}")
     return "\n".join(lines)
 
 

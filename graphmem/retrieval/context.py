@@ -17,6 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import numpy as np
 
@@ -30,7 +31,7 @@ from ..models import Session, Turn
 from ..sessions import check_id, session_from_row
 from ..turns import turn_from_row
 from .models import ContextBlock, ContextConfig, ContextTurn, SearchHit
-from .reltime import relative_time
+from .reltime import memory_time, relative_time
 from .scopes import Scope
 from .search import Searcher
 
@@ -214,6 +215,18 @@ def _summary_text(h: SearchHit, limit: int, *, tools: bool) -> str:
     return "\n".join(lines)
 
 
+def _fact_time(fact: dict[str, Any], now: datetime, config: ContextConfig) -> str:
+    """`` (14/01/2026 10:23, 3 days ago)``: when the fact was last stated, or nothing if unknown."""
+    raw = fact.get("updated_at") or fact.get("created_at")
+    try:
+        ts = raw if isinstance(raw, datetime) else datetime.fromisoformat(str(raw)) if raw else None
+    except ValueError:
+        ts = None
+    if ts is None:
+        return ""
+    return f" ({memory_time(ts, now, config.locale, ZoneInfo(config.timezone))})"
+
+
 def render_context(block: ContextBlock, config: ContextConfig, dropped: dict[str, int]) -> str:
     """Render the sections within the budget; items that do not fit are removed from
     the block too, so the JSON and the text always agree."""
@@ -246,8 +259,10 @@ def render_context(block: ContextBlock, config: ContextConfig, dropped: dict[str
                 dropped["budget"] = dropped.get("budget", 0) + 1
         keep[:] = kept_items
 
+    now = datetime.now(UTC)
     fact_pieces = [
-        (f, f"- [{f.get('type', 'fact')}] {_cut(str(f.get('content', '')), config.item_max_chars)}")
+        (f, f"- [{f.get('type', 'fact')}] {_cut(str(f.get('content', '')), config.item_max_chars)}"
+            f"{_fact_time(f, now, config)}")
         for f in block.facts
     ]
     section("Known Facts (Long-Term Memory)", fact_pieces, block.facts)

@@ -192,6 +192,8 @@ class ContextConfig:
     item_max_chars: int = 1500
     """Each past turn / summary is cut to this many characters in the block."""
     locale: str = "en"
+    timezone: str = "UTC"
+    """The time zone of the absolute times shown (the dates of facts)."""
     facts: bool = True
     """Join the fact memory's pre-call injection (identity, important, recent and similar facts)."""
 

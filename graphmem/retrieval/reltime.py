@@ -1,11 +1,15 @@
-"""Relative time for memories: "3 days ago" / "il y a 3 jours"; ``relative`` for listings."""
+"""Times of memories as an agent should read them: relative ("3 days ago" / "il y a 3 jours"),
+absolute (``17/01/2026 10:23`` in a time zone) or both (:func:`memory_time`); ``relative`` for listings.
+
+Every function takes the ``now`` it measures from (the current time when omitted), so a caller that
+renders many items (or a test) uses one instant for all of them."""
 
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 
-__all__ = ["SUPPORTED_LOCALES", "locale_from_env", "relative", "relative_time"]
+__all__ = ["SUPPORTED_LOCALES", "absolute_time", "locale_from_env", "memory_time", "relative", "relative_time"]
 
 SUPPORTED_LOCALES = ("en", "fr")
 
@@ -47,6 +51,21 @@ def relative_time(ts: datetime, now: datetime | None = None, locale: str = "en")
         return f"dans {n} {word}" if future else f"il y a {n} {word}"
     word = unit if n == 1 else unit + "s"
     return f"in {n} {word}" if future else f"{n} {word} ago"
+
+
+def absolute_time(ts: datetime, tz: tzinfo | None = None, *, year: bool = True) -> str:
+    """``ts`` in ``tz`` (UTC by default) as ``dd/mm/yyyy hh:mm`` (``dd/mm hh:mm`` without ``year``);
+    the same numeric form in every locale."""
+    if ts.tzinfo is None:
+        ts = ts.replace(tzinfo=UTC)
+    local = ts.astimezone(tz or UTC)
+    return local.strftime("%d/%m/%Y %H:%M" if year else "%d/%m %H:%M")
+
+
+def memory_time(ts: datetime, now: datetime | None = None, locale: str = "en", tz: tzinfo | None = None) -> str:
+    """When a memory dates from, absolute and relative: ``"14/01/2026 10:23, 3 days ago"`` /
+    ``"14/01/2026 10:23, il y a 3 jours"``."""
+    return f"{absolute_time(ts, tz)}, {relative_time(ts, now, locale)}"
 
 
 def relative(ts: datetime | None, now: datetime | None = None) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..activity import ForegroundSignal
+from ..chat.live import embed_pending_live
 from ..db import Database
 from ..db.client import Tx
 from ..embedding import Embedder, embed_pending_summaries, embed_pending_turns, expand_context
@@ -185,6 +186,7 @@ class SummaryWorker(JobLeases):
                 self._stop.wait((time.monotonic() - started) * (1 / self.config.duty_cycle - 1))
         self._yield_to_foreground()
         done += self._embed_summaries()
+        done += self._embed_live()
         if time.monotonic() - self._last_gc > self.config.gc_every_seconds:
             self._last_gc = time.monotonic()
             self.db.write("worker/orphans", limit=1000)
@@ -234,6 +236,18 @@ class SummaryWorker(JobLeases):
                     raise
                 log.warning("worker %s: context expansion failed: %s", self.owner, e)
         return n
+
+    def _embed_live(self) -> int:
+        """Embed pending live messages of observed rooms (unscoped workers only: they have no path)."""
+        if self.embedder is None or self.config.scope is not None:
+            return 0
+        try:
+            return embed_pending_live(self.db, self.embedder, limit=self.config.embed_batch)
+        except GraphMemError as e:
+            if isinstance(e, DatabaseUnavailable):
+                raise
+            log.warning("worker %s: embedding live messages failed: %s", self.owner, e)
+            return 0
 
     def _embed_summaries(self) -> int:
         if self.embedder is None:

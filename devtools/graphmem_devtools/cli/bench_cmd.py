@@ -36,6 +36,12 @@ def register(sub: Any) -> None:
                     help="untimed remember() warm-up lasts at least this long (a fresh server's JVM is still compiling)")
     fa.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     fa.set_defaults(handler=_facts)
+    ob = verbs.add_parser("observe", help="observe() latency at 100k live messages, and the live block's search")
+    ob.add_argument("--messages", type=int, default=100_000)
+    ob.add_argument("--samples", type=int, default=1000)
+    ob.add_argument("--warmup", type=int, default=300)
+    ob.add_argument("--out", type=Path, default=Path("benchmarks/results"))
+    ob.set_defaults(handler=_observe)
     hk = verbs.add_parser("hooks", help="hook latency: UserPromptSubmit process start to output, Stop ingest")
     hk.add_argument("--prompts", type=int, default=200)
     hk.add_argument("--warmup", type=int, default=20)
@@ -286,6 +292,19 @@ def _facts(args: argparse.Namespace) -> int:
     with open_memory(start=True) as mem:
         result = run_facts_bench(mem, facts=args.facts, samples=args.samples, warmup=args.warmup,
                                  warmup_seconds=args.warmup_seconds, command=command)
+    print(result.markdown())
+    js, mdp = write_results(result, args.out)
+    print(f"written: {js} {mdp}", file=sys.stderr)
+    return 0
+
+
+def _observe(args: argparse.Namespace) -> int:
+    from ..bench.observe import run_observe_bench
+
+    command = f"graphmem bench observe --messages {args.messages} --samples {args.samples} --warmup {args.warmup}"
+    with open_memory(start=True) as mem:
+        result = run_observe_bench(mem, messages=args.messages, samples=args.samples, warmup=args.warmup,
+                                   command=command)
     print(result.markdown())
     js, mdp = write_results(result, args.out)
     print(f"written: {js} {mdp}", file=sys.stderr)

@@ -1,0 +1,61 @@
+"""Chat agents: conversations keyed by (agent, channel, user), live observation of rooms, the
+memory tool set (world, self, goals) and the companion's JSON reply protocol.
+
+See :mod:`graphmem.chat.model` for where their data lives in the graph."""
+
+from __future__ import annotations
+
+from .context import ChatContext, chat_context
+from .conversations import (
+    Conversation,
+    ConversationSession,
+    conversation_sessions,
+    conversations,
+    open_conversation,
+    search_conversations,
+)
+from .live import (
+    LiveContext,
+    LiveMessage,
+    clear_live,
+    embed_pending_live,
+    live_context,
+    live_messages,
+    live_rooms,
+    observe,
+    render_live,
+)
+from .model import ChatConfig
+from .reply import ChatReply, ReplyMemory, parse_reply, store_reply
+from .tools import GOAL_CATEGORIES, MCP_TOOLS, SELF_CATEGORIES, TOOL_SPECS, ChatTools, ToolSpec
+
+__all__ = [
+    "GOAL_CATEGORIES",
+    "MCP_TOOLS",
+    "SELF_CATEGORIES",
+    "TOOL_SPECS",
+    "ChatConfig",
+    "ChatContext",
+    "ChatReply",
+    "ChatTools",
+    "Conversation",
+    "ConversationSession",
+    "LiveContext",
+    "LiveMessage",
+    "ReplyMemory",
+    "ToolSpec",
+    "chat_context",
+    "clear_live",
+    "conversation_sessions",
+    "conversations",
+    "embed_pending_live",
+    "live_context",
+    "live_messages",
+    "live_rooms",
+    "observe",
+    "open_conversation",
+    "parse_reply",
+    "render_live",
+    "search_conversations",
+    "store_reply",
+]

@@ -1,0 +1,82 @@
+"""Corrections without ``forget``: a new statement retires the current fact it contradicts.
+
+"David habite à Ordizan", later "Non en fait David a déménagé à Toulouse": the two are not similar
+enough for :func:`~graphmem.facts.remember`'s similarity update, yet the second corrects the first.
+Without an LLM to judge, one documented rule handles the common case:
+
+    a new fact **retires** a current fact of the **same scope** when they share a **subject tag**
+    that **both texts name**, and both are statements of the **same kind** (:data:`KINDS`): where
+    someone lives, where someone works, where someone is.
+
+The retired fact stays as history (``(:Fact)-[:SUPERSEDES {at, rule}]->(:Fact)``) with its validity
+window: true from its ``createdAt`` until its ``supersededAt``. :func:`facts_as_of` reads the facts
+that were true at a given time, retired ones included.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+from ..db import Database
+from ..models import utcnow
+from .model import Fact, ScopeLike
+from .store import _scopes, _subjects, facts_about
+
+__all__ = ["KINDS", "facts_as_of", "retire_contradicted", "statement_kind"]
+
+KINDS: dict[str, re.Pattern[str]] = {
+    "residence": re.compile(
+        r"\b(habite|habitent|vit|vivent|réside|demeure|a déménagé|ont déménagé|déménage|s'est installée?|"
+        r"lives?|living|resides?|moved|has moved|relocated)\b", re.I),
+    "work": re.compile(
+        r"\b(travaille|travaillent|bosse|est employée?|a été embauchée?|a rejoint|est salariée?|"
+        r"works?|working|is employed|was hired|got a job|joined)\b", re.I),
+    "whereabouts": re.compile(
+        r"\b(est à|est au|est aux|est en|se trouve|sont à|sont en|is in|is at|are in|are at|is staying)\b", re.I),
+}
+"""The kinds of statement the rule knows, by the words (French and English) that mark them. A text
+matching several kinds takes the first: residence, then work, then whereabouts."""
+
+
+def statement_kind(text: str) -> str | None:
+    """The kind of statement ``text`` is (a key of :data:`KINDS`), or None."""
+    for kind, pattern in KINDS.items():
+        if pattern.search(text):
+            return kind
+    return None
+
+
+def _names(subject: str, text: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(subject)}(?!\w)", text.casefold()) is not None
+
+
+def retire_contradicted(db: Database, fact: Fact, *, now: datetime | None = None) -> list[Fact]:
+    """Apply the rule (module docstring) to ``fact``, just stored: retire the current facts of its
+    scope it contradicts; returns them (as they were)."""
+    kind = statement_kind(fact.content)
+    if kind is None:
+        return []
+    retired: dict[str, Fact] = {}
+    for subject in _subjects(fact.subjects):
+        if not _names(subject, fact.content):
+            continue
+        for old in facts_about(db, subject, scopes=[fact.scope_key], limit=200):
+            if old.id == fact.id or old.id in retired or statement_kind(old.content) != kind:
+                continue
+            if not _names(subject, old.content):
+                continue
+            if db.write("corrections/retire", newId=fact.id, oldId=old.id, now=now or utcnow(), rule=f"kind:{kind}"):
+                retired[old.id] = old
+    return list(retired.values())
+
+
+def facts_as_of(db: Database, at: datetime, *, scopes: Sequence[ScopeLike] | ScopeLike,
+                subject: str | None = None, limit: int = 50) -> list[Fact]:
+    """The facts of ``scopes`` that were true at ``at`` (retired versions included), newest first;
+    only those tagged ``subject`` when given."""
+    names = _subjects([subject]) if subject else []
+    rows = db.read("corrections/as_of", scopeKeys=_scopes(scopes), at=at, subject=names[0] if names else None,
+                   limit=limit)
+    return [Fact.from_row(r["fact"]) for r in rows]
