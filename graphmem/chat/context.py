@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..db import Database, DeferredWrites
-from ..providers import Embedder
+from ..embedding import Embedder
 from ..retrieval import ContextBlock, ContextConfig, Searcher
 from ..retrieval.context import context_for_session
 from .live import LiveContext, live_context

@@ -23,9 +23,9 @@ from typing import Any
 from ..db import Database
 from ..db.params import vector_param
 from ..db.rows import native_row
+from ..embedding import Embedder
 from ..errors import InvalidInput
 from ..models import clean_text
-from ..providers import Embedder
 from ..redaction import redact as redact_text
 from ..retrieval.reltime import absolute_time
 from ..sessions import when

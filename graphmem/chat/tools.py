@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..db import Database, DeferredWrites
+from ..embedding import Embedder
 from ..errors import InvalidInput
 from ..facts import Fact, Scope, forget, list_facts, remember, search_facts
 from ..facts.corrections import retire_contradicted
 from ..facts.store import list_text
-from ..providers import Embedder
 from ..retrieval.reltime import memory_time
 from .model import ChatConfig, agent_path, goals_path, self_path
 
