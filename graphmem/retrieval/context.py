@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..db import Database, DeferredWrites
+from ..db.concurrency import pool_for
 from ..db.params import vector_param
 from ..db.rows import native
 from ..errors import GraphMemError, InvalidInput, SessionNotFound
@@ -343,7 +344,7 @@ def context_for_session(
 def _context_for_session(db: Database, searcher: Searcher, embedder: Embedder | None,
                          deferred: DeferredWrites | None, redact: bool, sid: str, message: str,
                          cfg: ContextConfig, timings: dict[str, float], t0: float) -> ContextBlock:
-    pool = _executor()
+    pool = pool_for(db, _executor)
 
     def read_state() -> tuple[list[dict[str, Any]], float]:
         t1 = time.perf_counter()
