@@ -17,7 +17,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, ParamSpec, TypeVar, cast
 
-from greenlet import getcurrent, greenlet
+from greenlet import getcurrent, greenlet  # type: ignore[import-untyped]  # no type information shipped
 
 __all__ = ["await_only", "in_bridge", "run_sync"]
 

@@ -56,10 +56,18 @@ def run_async_bench(mem: GraphMemory, settings: Settings, *, concurrency: int = 
     mem.await_text_index()
     figures: dict[str, object] = {}
     try:
-        for name, run in (("sync sequential", lambda r: _sync_sequential(mem, session.id, _messages(r, concurrency))),
-                          ("sync threads", lambda r: _sync_threads(mem, session.id, _messages(r, concurrency))),
-                          ("async one loop", lambda r: asyncio.run(_async(settings, session.id,
-                                                                            _messages(r, concurrency))))):
+        def sequential(r: int) -> tuple[float, list[float]]:
+            return _sync_sequential(mem, session.id, _messages(r, concurrency))
+
+        def threads(r: int) -> tuple[float, list[float]]:
+            return _sync_threads(mem, session.id, _messages(r, concurrency))
+
+        def one_loop(r: int) -> tuple[float, list[float]]:
+            return asyncio.run(_async(settings, session.id, _messages(r, concurrency)))
+
+        modes: list[tuple[str, Callable[[int], tuple[float, list[float]]]]] = [
+            ("sync sequential", sequential), ("sync threads", threads), ("async one loop", one_loop)]
+        for name, run in modes:
             run(-1)  # warm-up (JIT, connections, caches)
             latencies: list[float] = []
             walls: list[float] = []
