@@ -221,7 +221,7 @@ def import_turns(
         flush()
         collect()
     finally:
-        if sender is not db.concurrency:
+        if sender is not getattr(db, "concurrency", None):
             sender.shutdown(wait=True)
     return ImportResult(created=created, skipped=skipped)
 

@@ -57,7 +57,9 @@ class OnDemand(Executor):
 
 
 def pool_for(db: Database, default: Callable[[], Executor]) -> Executor:
-    """``db.concurrency`` when it has one, else the operation's own pool (``default()``)."""
-    return db.concurrency if db.concurrency is not None else default()
+    """``db.concurrency`` when it has one, else the operation's own pool (``default()``); a stand-in
+    database without the attribute (a test double) gets the pool."""
+    mine: Executor | None = getattr(db, "concurrency", None)
+    return mine if mine is not None else default()
 
 
