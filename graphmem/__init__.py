@@ -13,6 +13,7 @@ TYPE_CHECKING = False  # not `from typing import ...`: typing costs start-up tim
 if TYPE_CHECKING:  # the names below, for type checkers and IDEs
     from typing import Any
 
+    from .aio import AsyncDatabase, AsyncGraphMemory
     from .config import Settings
     from .db import Database
     from .errors import (
@@ -46,6 +47,8 @@ if TYPE_CHECKING:  # the names below, for type checkers and IDEs
 __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
+    "AsyncDatabase": ".aio",
+    "AsyncGraphMemory": ".aio",
     "Settings": ".config",
     "Database": ".db",
     "ConfigError": ".errors",
@@ -75,6 +78,8 @@ _LAZY: dict[str, str] = {
 }
 
 __all__ = [
+    "AsyncDatabase",
+    "AsyncGraphMemory",
     "ConfigError",
     "ConversationSummary",
     "CypherError",

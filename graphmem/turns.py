@@ -12,9 +12,11 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from .db import Database
+from .db.concurrency import pool_for
 from .db.rows import native, native_row
 from .errors import InvalidInput, SessionNotFound
 from .models import SessionDetail, ToolCall, ToolCallIn, Turn, TurnIn
@@ -32,6 +34,7 @@ __all__ = [
     "store_turn",
     "tool_rows",
     "turn_from_row",
+    "turn_input",
 ]
 
 
@@ -41,6 +44,21 @@ class ImportResult:
 
     created: int
     skipped: int
+
+
+def turn_input(
+    user_message: str,
+    assistant_message: str,
+    tool_calls: Sequence[ToolCallIn | dict[str, Any]] = (),
+    timestamp: datetime | None = None,
+) -> TurnIn:
+    """The :class:`~graphmem.models.TurnIn` of a facade's ``store_turn`` arguments (validated)."""
+    return TurnIn(
+        user_message=user_message,
+        assistant_message=assistant_message,
+        tool_calls=[c if isinstance(c, ToolCallIn) else ToolCallIn.model_validate(c) for c in tool_calls],
+        timestamp=timestamp,
+    )
 
 
 def tool_rows(calls: Sequence[ToolCallIn | dict[str, Any]]) -> list[dict[str, Any]]:
@@ -164,7 +182,7 @@ def import_turns(
     # One batch is written while the next one is built: the sender thread waits on the socket
     # (GIL released) while this thread validates and packs rows. Batches stay in order: at most
     # one is in flight, and each waits for the one before it.
-    sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-import")
+    sender = pool_for(db, lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-import"))
     in_flight: Future[tuple[int, int]] | None = None
 
     def send(rows: list[dict[str, Any]]) -> tuple[int, int]:
@@ -203,7 +221,8 @@ def import_turns(
         flush()
         collect()
     finally:
-        sender.shutdown(wait=True)
+        if sender is not getattr(db, "concurrency", None):
+            sender.shutdown(wait=True)
     return ImportResult(created=created, skipped=skipped)
 
 

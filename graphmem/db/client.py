@@ -11,9 +11,10 @@ import random
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, LiteralString, TypeVar
 
 import neo4j
 from neo4j import GraphDatabase, ManagedTransaction, RoutingControl
@@ -135,6 +136,10 @@ def _wrapped() -> Iterator[None]:
 class Database:
     """A driver plus the database name; runs named Cypher files."""
 
+    concurrency: Executor | None = None
+    """Where the operations run their concurrent parts (see :func:`graphmem.db.concurrency.pool_for`):
+    None, their own thread pools; :class:`graphmem.aio.AsyncDatabase` runs them on demand instead."""
+
     def __init__(
         self,
         uri: str,
@@ -213,10 +218,21 @@ class Database:
             # then COMMIT), and repeating a read after a transient error or a lost connection is safe
             return self._autocommit(name, params, neo4j.READ_ACCESS, read_only=True)
         with _wrapped():
-            records, _, _ = self._driver.execute_query(
-                self.statements.query(name), lean_params(params), database_=self.database, routing_=routing
-            )
+            records, _, _ = self._execute(self.statements.query(name), lean_params(params), routing)
         return _rows(records)
+
+    def _execute(self, text: LiteralString, params: dict[str, Any], routing: RoutingControl) -> neo4j.EagerResult:
+        """One statement in its own managed (retried) transaction: the driver's ``execute_query``."""
+        return self._driver.execute_query(text, params, database_=self.database, routing_=routing)
+
+    def _once(self, text: LiteralString, params: dict[str, Any], access_mode: str) -> list[dict[str, Any]]:
+        """One auto-commit statement, no retry (see :meth:`_autocommit`)."""
+        with self._driver.session(database=self.database, default_access_mode=access_mode) as session:
+            return _rows(session.run(text, params))
+
+    def _pause(self, seconds: float) -> None:
+        """The wait between two attempts of :meth:`_autocommit`."""
+        time.sleep(seconds)
 
     def write_autocommit(
         self,
@@ -259,8 +275,7 @@ class Database:
                     landed = recover()
                     if landed is not None:
                         return landed
-                with self._driver.session(database=self.database, default_access_mode=access_mode) as session:
-                    return _rows(session.run(text, params))
+                return self._once(text, params, access_mode)
             except (nex.ServiceUnavailable, nex.SessionExpired, ConnectionError, OSError) as e:
                 if (recover is None and not read_only) or time.monotonic() + delay > deadline:
                     raise _translate(e) from e
@@ -275,16 +290,14 @@ class Database:
                     raise _translate(e) from e
             except nex.DriverError as e:
                 raise _translate(e) from e
-            time.sleep(delay * (0.5 + random.random()))
+            self._pause(delay * (0.5 + random.random()))
             delay = min(delay * 2, 1.0)
 
     def raw(self, name: str, params: dict[str, Any], *, routing: RoutingControl = RoutingControl.WRITE) -> Any:
         """Run a named statement and return the driver's EagerResult (records, summary, keys)."""
         self.statements.check_params(name, frozenset(params))
         with _wrapped():
-            return self._driver.execute_query(
-                self.statements.query(name), lean_params(params), database_=self.database, routing_=routing
-            )
+            return self._execute(self.statements.query(name), lean_params(params), routing)
 
     def transaction(self, work: Callable[[Tx], T], *, write: bool = True) -> T:
         """Run ``work`` in one managed transaction (retried on transient errors: keep it idempotent)."""

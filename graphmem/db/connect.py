@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..config import Settings
 from ..errors import ConfigError, DatabaseUnavailable, ServerError
 from ..neo4j_local import ManagedServer
 from .client import Database
 
-__all__ = ["managed_server", "open_database"]
+__all__ = ["Connection", "managed_server", "open_database", "resolve_connection"]
 
 
 def managed_server(settings: Settings) -> ManagedServer:
@@ -24,8 +26,25 @@ def managed_server(settings: Settings) -> ManagedServer:
     )
 
 
+@dataclass(frozen=True)
+class Connection:
+    """Where and how to connect (what :class:`Database` and its asynchronous pair are built from)."""
+
+    uri: str
+    user: str
+    password: str
+    database: str
+    timeout: float
+
+
 def open_database(settings: Settings, *, start: bool = False) -> Database:
-    """Connect to the configured Neo4j.
+    """Connect to the configured Neo4j (see :func:`resolve_connection`)."""
+    c = resolve_connection(settings, start=start)
+    return Database(c.uri, c.user, c.password, c.database, timeout=c.timeout)
+
+
+def resolve_connection(settings: Settings, *, start: bool = False) -> Connection:
+    """The configured Neo4j.
 
     With an explicit URI (``GRAPHMEM_NEO4J_URI`` or ``NEO4J_URI``) that server is used and a
     password is required. Otherwise the managed local server under ``$GRAPHMEM_HOME`` is used;
@@ -35,12 +54,12 @@ def open_database(settings: Settings, *, start: bool = False) -> Database:
     if settings.neo4j_uri:
         if settings.neo4j_password is None:
             raise ConfigError("GRAPHMEM_NEO4J_URI is set but no password (GRAPHMEM_NEO4J_PASSWORD or NEO4J_PASSWORD)")
-        return Database(
+        return Connection(
             settings.neo4j_uri,
             settings.neo4j_user,
             settings.neo4j_password.get_secret_value(),
             settings.neo4j_database,
-            timeout=settings.connect_timeout,
+            settings.connect_timeout,
         )
     server = managed_server(settings)
     state = server.state()
@@ -54,4 +73,4 @@ def open_database(settings: Settings, *, start: bool = False) -> Database:
         password = server.password()
     except ServerError as e:
         raise DatabaseUnavailable(str(e)) from e
-    return Database(state.uri, "neo4j", password, "neo4j", timeout=settings.connect_timeout)
+    return Connection(state.uri, "neo4j", password, "neo4j", settings.connect_timeout)

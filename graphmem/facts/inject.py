@@ -22,13 +22,13 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import wait as wait_futures
 from datetime import datetime, timedelta, tzinfo
 from typing import Any, Literal
 
 import numpy as np
 
 from ..db import Database, DeferredWrites
+from ..db.concurrency import pool_for
 from ..db.params import vector_param
 from ..db.rows import native
 from ..embedding import Embedder
@@ -252,12 +252,12 @@ def inject_facts(
     # and the vector top k (once the vector is there)
     vector_job: Future[tuple[list[dict[str, Any]], list[float] | None]] | None = None
     if k > 0 and (vector is not None or embedder is not None):
-        vector_job = _inject_pool().submit(_vector_part, db, embedder, deferred, text, vector, cfg, params)
+        vector_job = pool_for(db, _inject_pool).submit(_vector_part, db, embedder, deferred, text, vector, cfg, params)
     try:
         rows = db.read("facts/inject_candidates", **params)
     except BaseException:
         if vector_job is not None:  # not left running behind a failed call
-            wait_futures([vector_job])
+            vector_job.exception()
         raise
     hits: list[dict[str, Any]] = []
     qvec_list: list[float] | None = None

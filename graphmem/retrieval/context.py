@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from ..db import Database, DeferredWrites
+from ..db.concurrency import pool_for
 from ..db.params import vector_param
 from ..db.rows import native
 from ..embedding import Embedder
@@ -361,7 +362,7 @@ def _context_for_session(db: Database, searcher: Searcher, embedder: Embedder | 
                          deferred: DeferredWrites | None, redact: bool, sid: str, message: str,
                          cfg: ContextConfig, timings: dict[str, float], t0: float,
                          now: datetime | None) -> ContextBlock:
-    pool = _executor()
+    pool = pool_for(db, _executor)
 
     def read_state() -> tuple[list[dict[str, Any]], float]:
         t1 = time.perf_counter()

@@ -37,6 +37,7 @@ from datetime import datetime
 from typing import Any
 
 from ..db import Database
+from ..db.concurrency import pool_for
 from ..embedding import Embedder
 from ..errors import DatabaseError, InvalidInput
 from .fusion import combsum, rrf
@@ -162,7 +163,7 @@ class Searcher:
             depth = cfg.text_depth if full else k
             if effective == "hybrid" and qvec is not None:
                 # the two candidate queries are independent: the text one runs beside the vector one
-                text_future = _pool().submit(self._text, query, sc, lv, max(depth, k), run)
+                text_future = pool_for(self.db, _pool).submit(self._text, query, sc, lv, max(depth, k), run)
             else:
                 lists["text"] = self._text(query, sc, lv, max(depth, k), run)
         if effective in ("hybrid", "semantic") and qvec is not None:
@@ -295,7 +296,7 @@ class Searcher:
 
             if turn_k and summary_k:
                 # the two indexes are searched concurrently (one statement would search them in turn)
-                summaries = _pool().submit(half, False)
+                summaries = pool_for(self.db, _pool).submit(half, False)
                 rows = half(True) + summaries.result()
             else:
                 rows = half(bool(turn_k))

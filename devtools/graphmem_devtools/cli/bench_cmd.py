@@ -59,6 +59,12 @@ def register(sub: Any) -> None:
     wk.add_argument("--backlog", type=int, default=2000, help="turns the busy worker works through")
     wk.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     wk.set_defaults(handler=_worker)
+    asy = verbs.add_parser("async", help="concurrent build_context: AsyncGraphMemory in one loop vs GraphMemory")
+    asy.add_argument("--concurrency", type=int, default=50)
+    asy.add_argument("--rounds", type=int, default=5)
+    asy.add_argument("--turns", type=int, default=200)
+    asy.add_argument("--out", type=Path, default=Path("benchmarks/results"))
+    asy.set_defaults(handler=_async)
     _register_report_verbs(verbs)
     from ..bench import redaction as redaction_bench
 
@@ -305,6 +311,22 @@ def _observe(args: argparse.Namespace) -> int:
     with open_memory(start=True) as mem:
         result = run_observe_bench(mem, messages=args.messages, samples=args.samples, warmup=args.warmup,
                                    command=command)
+    print(result.markdown())
+    js, mdp = write_results(result, args.out)
+    print(f"written: {js} {mdp}", file=sys.stderr)
+    return 0
+
+
+def _async(args: argparse.Namespace) -> int:
+    from graphmem import Settings
+
+    from ..bench.aio import run_async_bench
+
+    command = f"graphmem bench async --concurrency {args.concurrency} --rounds {args.rounds} --turns {args.turns}"
+    settings = Settings.load()
+    with open_memory(start=True, settings=settings) as mem:
+        result = run_async_bench(mem, settings, concurrency=args.concurrency, rounds=args.rounds, turns=args.turns,
+                                 command=command, progress=lambda m: print(m, file=sys.stderr, flush=True))
     print(result.markdown())
     js, mdp = write_results(result, args.out)
     print(f"written: {js} {mdp}", file=sys.stderr)
