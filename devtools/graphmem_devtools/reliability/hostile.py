@@ -6,12 +6,17 @@ cwd paths, messages, tool arguments, search queries (Lucene syntax, huge strings
 characters, NUL, lone surrogates, invalid UTF-8 read from files), through :class:`GraphMemory`
 and through ``graphmem.cli.main.main(argv)`` in-process (plus a few real subprocesses).
 
-A case passes when it returns normally or raises a :class:`~graphmem.errors.GraphMemError`
-(for the CLI: any exit code, a usage error from argparse included, and never a traceback on
-stderr). Any other exception is a failure. Stored text must read back as written (lone
-surrogates become U+FFFD, the documented text rule). A control namespace, built before the
-run, must be byte-for-byte identical afterwards (every property of every node and relationship),
-and the target session's turn indexes must stay 1..n. Everything the run creates is deleted.
+Each case declares the outcomes it expects: the API call returns, or raises one of the listed
+:class:`~graphmem.errors.GraphMemError` subclasses (``InvalidInput``, ``NotFound``); the CLI
+exits with one of the listed codes (0, 2 usage/invalid input, 3 not found) and prints no
+traceback. Anything else fails the run with its message recorded: a ``DatabaseError`` (Neo4j
+refused or failed a statement), a ``CypherError``, any other error, an unexpected exit code.
+Only the cases that ran are counted (a case hypothesis abandons while drawing is not); a share
+``cli_share`` of the counted in-process cases goes through the CLI. Stored text must read back
+as written (lone surrogates become U+FFFD, the documented text rule). A control namespace, built
+before the run, must be byte-for-byte identical afterwards (every property of every node and
+relationship), and the target session's turn indexes must stay 1..n. Everything the run creates
+is deleted.
 """
 
 from __future__ import annotations
@@ -34,13 +39,14 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.db import Database
-from graphmem.errors import GraphMemError, SessionNotFound
+from graphmem.errors import CypherError, DatabaseError, GraphMemError, InvalidInput, NotFound, SessionNotFound
 from graphmem.memory import GraphMemory
 from graphmem.models import clean_text
 
 from ..statements import dev_db
 
 __all__ = [
+    "CLI_EXPECTED",
     "HostileReport",
     "cleanup",
     "namespace_snapshot",
@@ -58,9 +64,13 @@ class HostileReport:
     """What a hostile run did."""
 
     cases: int = 0
+    """Cases that ran (API, in-process CLI and subprocess CLI)."""
+    cli_cases: int = 0
+    """In-process CLI cases among them."""
     by_kind: Counter[str] = field(default_factory=Counter)
     outcomes: Counter[str] = field(default_factory=Counter)
-    """``ok`` (returned), ``rejected`` (a GraphMemError), ``usage`` (argparse), ``exit:<n>`` (CLI)."""
+    """``ok`` (returned), ``rejected:<error type>`` (an expected GraphMemError), ``exit:<n>`` (CLI,
+    argparse usage errors included as ``exit:2``), ``failure``."""
     failures: list[str] = field(default_factory=list)
     kind_seconds: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
@@ -73,12 +83,35 @@ class HostileReport:
         self.kind_seconds[kind] = self.kind_seconds.get(kind, 0.0) + seconds
 
     @property
+    def ok(self) -> bool:
+        return not self.failures and self.control_unchanged and self.target_indexes_contiguous
+
+    @property
+    def cli_share(self) -> float:
+        """The in-process CLI cases' share of the in-process cases."""
+        in_process = self.cases - self.subprocess_cases
+        return round(self.cli_cases / in_process, 3) if in_process else 0.0
+
+    def record(self, kind: str, outcome: str, seconds: float, failure: str | None = None, *,
+               timed_as: str | None = None) -> None:
+        """Count one case that ran (its time under ``timed_as``, default ``kind``)."""
+        self.cases += 1
+        self.by_kind[kind] += 1
+        self.outcomes["failure" if failure else outcome] += 1
+        self.add_seconds(timed_as or kind, seconds)
+        if failure:
+            self.failures.append(f"{kind}: {failure}")
+
+    @property
     def rate(self) -> float:
         return round(self.cases / self.seconds, 1) if self.seconds else 0.0
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "result": "PASS" if self.ok else "FAIL",
             "cases": self.cases,
+            "cli_cases": self.cli_cases,
+            "cli_share": self.cli_share,
             "failures": len(self.failures),
             "failure_samples": self.failures[:20],
             "seconds": round(self.seconds, 1),
@@ -174,6 +207,21 @@ def _captured() -> Iterator[tuple[io.StringIO, io.StringIO]]:
         yield out, err
 
 
+Rejects = tuple[type[GraphMemError], ...]
+
+LOOKUP: Rejects = (InvalidInput, NotFound)
+"""What a call given a hostile id may raise: the id is invalid, or no such thing exists."""
+INVALID: Rejects = (InvalidInput,)
+"""What a call on existing things with hostile values may raise."""
+SERVER_SIDE: tuple[type[GraphMemError], ...] = (DatabaseError, CypherError)
+"""Never an expected rejection, whatever a case lists: the server or a statement failed."""
+
+CLI_EXPECTED = frozenset({0, 2})
+"""Exit codes of a CLI case on existing things: done, or usage / invalid input (2)."""
+CLI_LOOKUP = frozenset({0, 2, 3})
+"""Exit codes of a CLI case given a hostile id: also 3, not found."""
+
+
 class _Runner:
     """Executes drawn cases and records outcomes in a report."""
 
@@ -186,68 +234,71 @@ class _Runner:
         self.created: list[str] = []
         """Sessions created outside the namespace path (hostile cwd), deleted at the end."""
 
-    def api(self, kind: str, fn: Callable[[], Any], check: Callable[[Any], str | None] | None = None) -> None:
-        self.report.cases += 1
-        self.report.by_kind[kind] += 1
+    def api(self, kind: str, fn: Callable[[], Any], check: Callable[[Any], str | None] | None = None, *,
+            rejects: Rejects = INVALID) -> None:
+        """Run one API case: ``fn`` must return (and pass ``check``) or raise one of ``rejects``.
+        A ``BaseException`` that is not an ``Exception`` (hypothesis abandoning the example)
+        propagates and the case is not counted."""
         t0 = time.perf_counter()
         try:
             result = fn()
-        except GraphMemError:
-            self.report.outcomes["rejected"] += 1
+        except Exception as e:  # the property under test: only the declared rejections
+            seconds = time.perf_counter() - t0
+            if isinstance(e, rejects) and not isinstance(e, SERVER_SIDE):
+                self.report.record(kind, f"rejected:{type(e).__name__}", seconds)
+            else:
+                expected = ", ".join(t.__name__ for t in rejects)
+                self.report.record(kind, "", seconds, f"{type(e).__name__} (expected a result or {expected}): "
+                                   f"{str(e)[:300]} {traceback.format_exc(limit=3)[-600:]}")
             return
-        except Exception as e:  # the property under test: nothing else escapes
-            self.report.outcomes["failure"] += 1
-            self.report.failures.append(f"{kind}: {type(e).__name__}: {str(e)[:300]} "
-                                        f"{traceback.format_exc(limit=3)[-600:]}")
-            return
-        finally:
-            self.report.add_seconds(kind, time.perf_counter() - t0)
+        seconds = time.perf_counter() - t0
         problem = check(result) if check is not None else None
-        if problem:
-            self.report.outcomes["failure"] += 1
-            self.report.failures.append(f"{kind}: {problem}")
-        else:
-            self.report.outcomes["ok"] += 1
+        self.report.record(kind, "ok", seconds, problem)
 
-    def cli(self, kind: str, argv: list[str]) -> str:
-        """Run ``graphmem <argv>`` in-process; returns stdout."""
+    def cli(self, kind: str, argv: list[str], *, exits: frozenset[int] = CLI_EXPECTED) -> str:
+        """Run ``graphmem <argv>`` in-process; it must exit with one of ``exits`` and print no
+        traceback. Returns stdout."""
         from graphmem.cli.main import main
 
-        self.report.cases += 1
-        self.report.by_kind[kind] += 1
         code: int | str | None
         t0 = time.perf_counter()
+        crash = ""
         with _captured() as (out, err):
             try:
                 code = main(argv)
-            except SystemExit as e:  # argparse usage errors
-                code = "usage" if e.code == 2 else f"exit:{e.code}"
+            except SystemExit as e:  # argparse usage errors (2)
+                code = e.code
             except Exception as e:
-                self.report.outcomes["failure"] += 1
-                self.report.failures.append(f"{kind}: {type(e).__name__}: {str(e)[:300]} argv={argv!r:.300}")
-                return ""
-            finally:
-                self.report.add_seconds("cli:" + kind, time.perf_counter() - t0)
-        if "Traceback (most recent call last)" in err.getvalue():
-            self.report.outcomes["failure"] += 1
-            self.report.failures.append(f"{kind}: traceback on stderr: {err.getvalue()[-500:]}")
-            return out.getvalue()
-        self.report.outcomes["usage" if code == "usage" else ("ok" if code == 0 else f"exit:{code}")] += 1
+                code = None
+                crash = f"{type(e).__name__}: {str(e)[:300]}"
+        seconds = time.perf_counter() - t0
+        self.report.cli_cases += 1
+        stderr = err.getvalue()
+        failure = None
+        if crash:
+            failure = f"raised {crash} argv={argv!r:.300}"
+        elif "Traceback (most recent call last)" in stderr:
+            failure = f"traceback on stderr: {stderr[-500:]}"
+        elif code not in exits:
+            failure = (f"exit {code} (expected one of {sorted(exits)}): {stderr.strip()[-300:]!r} "
+                       f"argv={argv!r:.200}")
+        self.report.record(kind, f"exit:{code}", seconds, failure, timed_as="cli:" + kind)
         return out.getvalue()
 
-    def subprocess_cli(self, kind: str, argv: list[bytes], env: dict[str, str]) -> None:
-        self.report.cases += 1
-        self.report.subprocess_cases += 1
-        self.report.by_kind[kind] += 1
+    def subprocess_cli(self, kind: str, argv: list[bytes], env: dict[str, str],
+                       exits: frozenset[int] = CLI_LOOKUP) -> None:
+        t0 = time.perf_counter()
         proc = subprocess.run([sys.executable.encode(), b"-c", b"import sys; from graphmem.cli import main; sys.exit(main())",
                                *argv],
                               capture_output=True, timeout=300, env=env)
+        self.report.subprocess_cases += 1
         err = proc.stderr.decode("utf-8", "replace")
-        if "Traceback (most recent call last)" in err or proc.returncode < 0:
-            self.report.outcomes["failure"] += 1
-            self.report.failures.append(f"{kind}: exit {proc.returncode}: {err[-500:]}")
-        else:
-            self.report.outcomes["ok" if proc.returncode == 0 else f"exit:{proc.returncode}"] += 1
+        failure = None
+        if "Traceback (most recent call last)" in err:
+            failure = f"exit {proc.returncode}, traceback: {err[-500:]}"
+        elif proc.returncode not in exits:
+            failure = f"exit {proc.returncode} (expected one of {sorted(exits)}): {err.strip()[-300:]!r}"
+        self.report.record(kind, f"exit:{proc.returncode}", time.perf_counter() - t0, failure)
 
 
 def _roundtrip(expected_user: str, expected_assistant: str, mem: GraphMemory) -> Callable[[Any], str | None]:
@@ -318,35 +369,53 @@ def run_hostile(
             def out_of_time() -> bool:
                 return max_seconds is not None and time.perf_counter() - started > max_seconds
 
-            def one(data: st.DataObject) -> None:
+            def run_case(use_cli: bool, data: st.DataObject) -> None:
                 if out_of_time():
                     return  # no draw, not counted: hypothesis runs out its remaining examples quickly
-                draw = data.draw
-                use_cli = draw(st.floats(min_value=0, max_value=1)) < cli_share
                 if use_cli:
-                    _cli_case(runner, draw, hs, st)
+                    _cli_case(runner, data.draw, hs, st)
                 else:
-                    _api_case(runner, draw, hs, st, in_ns, tracked, scope_t)
+                    _api_case(runner, data.draw, hs, st, in_ns, tracked, scope_t)
                 if progress is not None:
                     progress(report.cases)
 
-            rounds = 0
-            while report.cases < cases and rounds < 20:
-                todo = cases - report.cases
-                test = settings(max_examples=todo, database=None, deadline=None, derandomize=False,
-                                suppress_health_check=list(HealthCheck), phases=[Phase.generate])(
-                    given(st.data())(one))
-                test = _seeded(test, seed + rounds)
-                try:
-                    test()
-                except Exception:
-                    # hypothesis calls an example that stopped drawing at the time limit "flaky"
-                    if not out_of_time():
-                        raise
+            def api_case(data: st.DataObject) -> None:
+                run_case(False, data)
+
+            def cli_case(data: st.DataObject) -> None:
+                run_case(True, data)
+
+            # The CLI share is set by the counts, not drawn: hypothesis skews its draws toward edge
+            # values. Rounds of API cases and of CLI cases alternate, each its own hypothesis run.
+            want_cli = round(cases * cli_share)
+            want_api = cases - want_cli
+            chunk_api = 200
+            chunk_cli = max(1, round(chunk_api * cli_share / max(1e-9, 1 - cli_share)))
+            rounds = stalled = 0
+            while report.cases < cases and stalled < 3:
+                before_round = report.cases
+                api_done = report.cases - report.cli_cases
+                for case, todo in ((api_case, min(chunk_api, want_api - api_done)),
+                                   (cli_case, min(chunk_cli, want_cli - report.cli_cases))):
+                    if todo <= 0:
+                        continue
+                    test = settings(max_examples=todo, database=None, deadline=None, derandomize=False,
+                                    suppress_health_check=list(HealthCheck), phases=[Phase.generate])(
+                        given(st.data())(case))
+                    test = _seeded(test, seed * 100_003 + rounds)
+                    rounds += 1
+                    try:
+                        test()
+                    except Exception:
+                        # hypothesis calls an example that stopped drawing at the time limit "flaky"
+                        if not out_of_time():
+                            raise
+                    if out_of_time():
+                        break
                 if out_of_time():
                     report.stopped_by_time_limit = True
                     break
-                rounds += 1
+                stalled = stalled + 1 if report.cases == before_round else 0
             for i in range(subprocess_cases):
                 _subprocess_case(runner, i, target, ns, subprocess_env or dict(os.environ))
             after = namespace_snapshot(db, control_ns)
@@ -392,7 +461,8 @@ def _api_case(r: _Runner, draw: Any, hs: Any, st: Any, in_ns: Callable[[str], bo
         known = _exists(mem, sid)  # an earlier create_session case may have used this very id
 
         r.api(op, lambda: mem.store_turn(sid, "x", "y"),
-              lambda t: None if known or t.session_id == target else f"stored into an unknown session {sid!r}")
+              lambda t: None if known or t.session_id == target else f"stored into an unknown session {sid!r}",
+              rejects=LOOKUP)
     elif op == "create_session":
         sid = draw(hs.hostile_id())
         cwd = r.ns + "/" + draw(hs.hostile_path_suffix())
@@ -405,11 +475,11 @@ def _api_case(r: _Runner, draw: Any, hs: Any, st: Any, in_ns: Callable[[str], bo
         r.api(op, lambda: mem.create_session(cwd, agent="hostile"), _session_check(in_ns, tracked))
     elif op == "load_session":
         sid = draw(st.one_of(hs.hostile_id(), st.just(target)))
-        r.api(op, lambda: mem.load_session(sid))
+        r.api(op, lambda: mem.load_session(sid), rejects=LOOKUP)
     elif op == "recent_turns":
         sid = draw(st.one_of(hs.hostile_id(), st.just(target)))
         mx, lim = draw(st.integers(-(2**40), 2**40)), draw(st.integers(-5, 2**31))
-        r.api(op, lambda: mem.recent_turns(sid, max_chars=mx, limit=lim))
+        r.api(op, lambda: mem.recent_turns(sid, max_chars=mx, limit=lim), rejects=LOOKUP)
     elif op == "search":
         q = draw(hs.hostile_query())
         scope = draw(st.sampled_from([scope_t, f"directory:{r.ns}", f"project:{r.ns}"]))
@@ -434,19 +504,20 @@ def _api_case(r: _Runner, draw: Any, hs: Any, st: Any, in_ns: Callable[[str], bo
         r.api(op, lambda: mem.remember(content, subjects, scope=scope_t, ttl=ttl, type=typ, importance=imp))
     elif op == "search_facts":
         q = draw(hs.hostile_query())
-        r.api(op, lambda: mem.search_facts(q, scopes=[scope_t], limit=draw(st.one_of(st.none(), st.integers(-2, 200)))))
+        limit = draw(st.one_of(st.none(), st.integers(-2, 200)))  # drawn before the call, never inside it
+        r.api(op, lambda: mem.search_facts(q, scopes=[scope_t], limit=limit))
     elif op == "facts_about":
         subj = draw(hs.hostile_text(max_size=30, huge=False))
         r.api(op, lambda: mem.facts_about(subj, scopes=[scope_t]))
     elif op == "forget":
         topic = draw(hs.hostile_query())
-        r.api(op, lambda: mem.forget(topic, scopes=[scope_t], reason=draw(hs.hostile_text(max_size=40, huge=False)),
-                                     dry_run=draw(st.booleans())))
+        reason, dry_run = draw(hs.hostile_text(max_size=40, huge=False)), draw(st.booleans())
+        r.api(op, lambda: mem.forget(topic, scopes=[scope_t], reason=reason, dry_run=dry_run))
     elif op == "delete_session":
         sid = draw(hs.hostile_id())
         if sid == target:
             return
-        r.api(op, lambda: mem.delete_session(sid))
+        r.api(op, lambda: mem.delete_session(sid), rejects=LOOKUP)
     elif op == "import_turns":
         turns = draw(st.lists(st.fixed_dictionaries(
             {"user_message": hs.hostile_text(huge=False), "assistant_message": hs.hostile_text(huge=False),
@@ -454,7 +525,7 @@ def _api_case(r: _Runner, draw: Any, hs: Any, st: Any, in_ns: Callable[[str], bo
         r.api(op, lambda: mem.import_turns(target, turns))
     elif op == "get_turn":
         tid = draw(hs.hostile_id())
-        r.api(op, lambda: mem.get_turn(tid))
+        r.api(op, lambda: mem.get_turn(tid), rejects=LOOKUP)
     elif op == "sessions_for":
         cwd = r.ns + "/" + draw(hs.hostile_path_suffix())
         r.api(op, lambda: mem.sessions_for(cwd))
@@ -485,12 +556,12 @@ def _cli_case(r: _Runner, draw: Any, hs: Any, st: Any) -> None:
             if isinstance(sid, str):
                 r.created.append(sid)
     elif op == "sessions_show":
-        r.cli(op, ["sessions", "show", draw(st.one_of(hs.hostile_id(), st.just(target))), "--json"])
+        r.cli(op, ["sessions", "show", draw(st.one_of(hs.hostile_id(), st.just(target))), "--json"], exits=CLI_LOOKUP)
     elif op == "sessions_list":
         r.cli(op, ["sessions", "list", "--cwd", ns + "/" + draw(hs.hostile_path_suffix())])
     elif op == "turns_list":
         r.cli(op, ["turns", "list", draw(st.one_of(hs.hostile_id(), st.just(target))), "--limit",
-                   str(draw(st.integers(-3, 1000)))])
+                   str(draw(st.integers(-3, 1000)))], exits=CLI_LOOKUP)
     elif op == "search":
         r.cli(op, ["search", draw(hs.hostile_query()), "--scope", "session", "--session", target, "--mode",
                    draw(st.sampled_from(["text", "hybrid"])), "--json"])
@@ -517,13 +588,14 @@ def _subprocess_case(r: _Runner, i: int, target: str, ns: str, env: dict[str, st
     hostile: list[bytes] = [b"\xff\xfe bad utf-8 \xc3", b"ctrl \x01\x02\x1b[31m red \x7f", b"a" * 100_000,
                             b'title:"unterminated AND (', "\u202e rtl \ufeff bom".encode()]
     arg = hostile[i % len(hostile)]
-    kinds = [
-        [b"turns", b"add", b"--session", target.encode(), b"--user", arg, b"--assistant", b"ok"],
-        [b"search", arg, b"--scope", b"session", b"--session", target.encode(), b"--mode", b"text"],
-        [b"sessions", b"show", arg],
-        [b"sessions", b"list", b"--cwd", ns.encode() + b"/" + arg[:200].replace(b"/", b"_")],
+    kinds: list[tuple[list[bytes], frozenset[int]]] = [
+        ([b"turns", b"add", b"--session", target.encode(), b"--user", arg, b"--assistant", b"ok"], CLI_EXPECTED),
+        ([b"search", arg, b"--scope", b"session", b"--session", target.encode(), b"--mode", b"text"], CLI_EXPECTED),
+        ([b"sessions", b"show", arg], CLI_LOOKUP),
+        ([b"sessions", b"list", b"--cwd", ns.encode() + b"/" + arg[:200].replace(b"/", b"_")], CLI_EXPECTED),
     ]
-    r.subprocess_cli("subprocess", kinds[i % len(kinds)], env)
+    argv, exits = kinds[i % len(kinds)]
+    r.subprocess_cli("subprocess", argv, env, exits)
 
 
 # -- CLI verb -----------------------------------------------------------------------------------
@@ -539,6 +611,7 @@ def register(verbs: Any) -> None:
                    help="stop drawing cases after this long and report the count reached")
     p.add_argument("--report-json", default=None, help=argparse.SUPPRESS)  # one worker's report (internal)
     p.add_argument("--out", default="benchmarks/results", help="results folder ('-' to write nothing)")
+    p.add_argument("--name", default=RESULT_NAME, help=f"results file name (default {RESULT_NAME})")
     p.set_defaults(handler=_main)
 
 
@@ -546,6 +619,7 @@ def _merge(reports: list[dict[str, Any]]) -> HostileReport:
     total = HostileReport()
     for d in reports:
         total.cases += d["cases"]
+        total.cli_cases += d["cli_cases"]
         total.by_kind.update(d["by_kind"])
         total.outcomes.update(d["outcomes"])
         for k, v in d["seconds_by_kind"].items():
@@ -622,9 +696,17 @@ def _main(args: argparse.Namespace) -> int:
             f"--{k.replace('_', '-')} {v}" for k, v in (("cases", args.cases), ("seed", args.seed),
                                                        ("subprocess_cases", args.subprocess_cases),
                                                        ("cli_share", args.cli_share), ("workers", args.workers)))
-        res = BenchResult(RESULT_NAME, cmd, machine_info(version), figures=figures, notes=[
-            "A case passes when it returns, raises a GraphMemError, or (CLI) exits with any code without a "
-            "traceback; stored turns must read back as written (lone surrogates -> U+FFFD).",
+        if args.max_minutes is not None:
+            cmd += f" --max-minutes {args.max_minutes}"
+        if args.name != RESULT_NAME:
+            cmd += f" --name {args.name}"
+        res = BenchResult(args.name, cmd, machine_info(version), figures=figures, notes=[
+            "Each case declares what it expects: an API call returns or raises InvalidInput (and NotFound "
+            "when given a hostile id); a CLI case exits 0 or 2 (and 3 when given a hostile id) without a "
+            "traceback. Anything else fails the run with its message: DatabaseError, CypherError, any other "
+            "error, another exit code. Stored turns must read back as written (lone surrogates -> U+FFFD).",
+            "Only cases that ran are counted; cli_share is the in-process CLI cases' share of the in-process "
+            "cases.",
             "The control namespace (a session with turns, tool calls, a session and a project fact) is compared "
             "property by property before and after the run.",
             f"Embedder for the run: {os.environ.get('GRAPHMEM_EMBEDDER')} (CLI cases open a connection per call).",
@@ -632,4 +714,4 @@ def _main(args: argparse.Namespace) -> int:
         ])
         js, md = write_results(res, Path(args.out))
         print(f"wrote {md} and {js}", file=sys.stderr)
-    return 0 if not report.failures else 1
+    return 0 if report.ok else 1
