@@ -25,6 +25,7 @@ __all__ = [
     "percentiles",
     "read_part_results",
     "results_source_note",
+    "source_commit",
     "timed_ms",
     "wait_for_idle_server",
     "write_results",

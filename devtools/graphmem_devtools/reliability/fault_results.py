@@ -31,24 +31,29 @@ def _locked(path: Path) -> Iterator[None]:
         yield
 
 
-def write_fault_results(out_dir: Path, parts: dict[str, Any], *, command: str, notes: Sequence[str] = ()) -> Path:
+def write_fault_results(out_dir: Path, parts: dict[str, Any], *, command: str, notes: Sequence[str] = (),
+                        name: str = RESULTS_NAME, commit: str | None = None) -> Path:
     """Merge ``parts`` into ``reliability-faults.json`` (other parts' sections are kept) and
-    rewrite the markdown from the merged figures."""
+    rewrite the markdown from the merged figures. ``commit`` is the code measured (default: the
+    checkout's commit now; a run passes the one it started from)."""
     from ..bench.common import machine_info
 
-    js = out_dir / f"{RESULTS_NAME}.json"
+    js = out_dir / f"{name}.json"
     with _locked(js):
         data: dict[str, Any] = {}
         with contextlib.suppress(OSError, ValueError):
             data = json.loads(js.read_text())
         data.setdefault("parts", {})
-        for name, figures in parts.items():
-            data["parts"][name] = {"command": command, "machine": machine_info(figures.get("neo4j")),
+        for part, figures in parts.items():
+            machine = machine_info(figures.get("neo4j"))
+            if commit is not None:
+                machine["commit"] = commit
+            data["parts"][part] = {"command": command, "machine": machine,
                                    "load_avg": load_avg(), "figures": figures, "notes": list(notes)}
-        data["name"] = RESULTS_NAME
+        data["name"] = name
         data["updated"] = datetime.now(UTC).isoformat(timespec="seconds")
         js.write_text(json.dumps(data, indent=2, default=str) + "\n")
-        (out_dir / f"{RESULTS_NAME}.md").write_text(_markdown(data))
+        (out_dir / f"{name}.md").write_text(_markdown(data))
     with contextlib.suppress(OSError):
         js.with_suffix(".lock").unlink()
     return js
@@ -65,8 +70,9 @@ _TITLES = {
 def _markdown(data: dict[str, Any]) -> str:
     lines = ["# Reliability: faults", "",
              "Produced by `graphmem reliability faults` (`devtools/graphmem_devtools/reliability/faults.py`); each part "
-             "records its own command, machine and load average. Figures, not assertions: the test suite "
-             "(`tests/integration/test_reliability_faults.py`) runs the same code at tiny sizes.", ""]
+             "records its own command, machine, commit and load average, and its result: PASS only when its pass "
+             "condition (below each table) holds. The test suite (`tests/integration/test_reliability_faults.py`) "
+             "runs the same code at tiny sizes.", ""]
     for name in ("neo4j_kill", "worker_kill", "openai_faults", "disk"):
         part = data.get("parts", {}).get(name)
         if part is None:
@@ -77,7 +83,8 @@ def _markdown(data: dict[str, Any]) -> str:
                   f"Result: **{'PASS' if fig.get('ok') else 'FAIL'}**", "",
                   f"Command: `{part['command']}`", "",
                   f"Machine: {m.get('cpu')} ({m.get('cores')} cores, {m.get('memory_gb')} GB), Python "
-                  f"{m.get('python')}, Neo4j {m.get('neo4j')}, {m.get('date')}; load average at the end "
+                  f"{m.get('python')}, Neo4j {m.get('neo4j')}, {m.get('date')}, commit {m.get('commit')}; "
+                  "load average at the end "
                   f"{part['load_avg']} (shared machine: timings are noisy)", "",
                   "| figure | value |", "|---|---|"]
         for k, v in fig.items():

@@ -2,11 +2,14 @@
 
 Four parts, each a function returning its figures (the test suite runs them at tiny sizes):
 
-1. :func:`neo4j_kill_run`: a dedicated managed Neo4j is SIGKILLed at random moments while writer
-   processes store turns through the coding-CLI Stop-hook path (:meth:`HookService.ingest`); they
-   keep writing while it is down (those turns go to the spool); ``graphmem db up`` restarts it
-   (and replays the spool). At the end every acknowledged turn must be present, every spooled turn
-   present exactly once, turn indexes contiguous per session, no duplicate by source id or content.
+1. :func:`neo4j_kill_run`: a dedicated managed Neo4j is SIGKILLed at random moments (each kill
+   confirmed: the pid is gone) while hook writer processes store turns through the coding-CLI
+   Stop-hook path (:meth:`HookService.ingest`: Neo4j, else the spool) and direct writer processes
+   call the library's ``store_turn`` back to back (no spool: writes in flight at the kill);
+   ``graphmem db up`` restarts it (and replays the spool). At the end every attempted turn is
+   accounted for: acknowledged and spooled turns stored exactly once in the session they were sent
+   to with the text they were sent with, a direct write that got an error stored at most once and
+   exactly, no error on the hook path, turn indexes contiguous per session.
 2. :func:`worker_kill_run`: summarizer worker processes SIGKILLed at random points, many times,
    while turns keep arriving; then a worker catches up and ``graphmem check --complete`` must pass,
    with no half-written and no duplicate summary.
@@ -66,7 +69,9 @@ def register(verbs: Any) -> None:
     p.add_argument("--worker-kills", type=int, default=1000, help="worker SIGKILLs (default 1000)")
     p.add_argument("--fault-rate", type=float, default=0.3, help="fraction of OpenAI requests failed (default 0.3)")
     p.add_argument("--openai-turns", type=int, default=200, help="backlog for the OpenAI fault part (default 200)")
-    p.add_argument("--writers", type=int, default=4, help="writer processes in the Neo4j kill part (default 4)")
+    p.add_argument("--writers", type=int, default=4, help="hook writer processes in the Neo4j kill part (default 4)")
+    p.add_argument("--direct-writers", type=int, default=2,
+                   help="direct (library store_turn, no spool) writer processes in the Neo4j kill part (default 2)")
     p.add_argument("--writer-interval", type=float, default=0.5,
                    help="mean seconds between two turns of one writer (default 0.5)")
     p.add_argument("--quick", action="store_true", help="tiny sizes (3 cycles, 20 kills, 20 turns)")
@@ -83,6 +88,7 @@ def register(verbs: Any) -> None:
     p.add_argument("--max-minutes", type=float, default=None,
                    help="time budget of the Neo4j and worker kill parts each (they stop early and say so)")
     p.add_argument("--out", default="benchmarks/results", help="results folder")
+    p.add_argument("--name", default=RESULTS_NAME, help=f"results file name (default {RESULTS_NAME})")
     p.add_argument("--keep-server", action="store_true", help="leave the dedicated servers running")
     p.set_defaults(handler=_run)
 
@@ -90,6 +96,9 @@ def register(verbs: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     from graphmem.config import DEFAULT_NEO4J_VERSION
 
+    from ..bench.common import source_commit
+
+    commit = source_commit()  # the code this run measures (the checkout may change while it runs)
     parts = args.only or ["neo4j", "worker", "openai", "disk"]
     version = args.neo4j_version or os.environ.get("GRAPHMEM_NEO4J_VERSION") or DEFAULT_NEO4J_VERSION
     cycles, kills, oturns = args.neo4j_cycles, args.worker_kills, args.openai_turns
@@ -106,13 +115,23 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if "neo4j" in parts:
             used_dedicated = True
-            r = neo4j_kill_run(spec, cycles=cycles, writers=args.writers, seed=args.seed, stop_server=False,
+            r = neo4j_kill_run(spec, cycles=cycles, writers=args.writers, direct_writers=args.direct_writers,
+                               seed=args.seed, stop_server=False,
                                max_seconds=budget, interval=args.writer_interval)
-            write_fault_results(out, {"neo4j_kill": r}, command=command, notes=[
-                "Writers are separate processes storing one turn per call through HookService.ingest (the "
-                "Stop-hook path: Neo4j, else the spool); `acknowledged` = stored and returned to the caller, "
-                "`spooled` = written to the spool while Neo4j was down. `db up` restart time includes JVM start, "
+            write_fault_results(out, {"neo4j_kill": r}, name=args.name, commit=commit, command=command, notes=[
+                "Writers are separate processes storing one turn per call: hook writers through "
+                "HookService.ingest (the Stop-hook path: Neo4j, else the spool), direct writers through the "
+                "library's store_turn back to back (no spool), so writes are in flight at the kills "
+                "(`direct_writes_in_flight_at_each_kill`). `acknowledged` = stored and returned to the caller, "
+                "`spooled` = written to the spool while Neo4j was down, `errors_reported_to_caller` = the call "
+                "raised. A kill counts once its pid is confirmed gone. `db up` restart time includes JVM start, "
                 "schema check and the spool replay. Heap 512 MB, page cache 256 MB.",
+                "Pass condition: every kill confirmed; every attempted turn accounted for: acknowledged and "
+                "spooled turns stored exactly once, in the session they were sent to, with the text sent (and "
+                "the index the library returned, for direct writes); a direct write that got an error stored at "
+                "most once and exactly as sent (or not at all: its caller was told); no error and no unfinished "
+                "call on the hook path; no unknown turn; indexes 1..n per session; spool empty; at least one "
+                "kill with a direct write in flight. `problem_examples` names the turns that break it.",
             ])
             ok &= bool(r["ok"])
         uri = pw = ""
@@ -131,7 +150,7 @@ def _run(args: argparse.Namespace) -> int:
                 wpw = Path(args.worker_password_file).read_text().strip() if args.worker_password_file else ""
             r = worker_kill_run(uri=wuri, user="neo4j", password=wpw, home=spec.home, kills=kills, seed=args.seed,
                                 max_seconds=budget)
-            write_fault_results(out, {"worker_kill": r}, command=command, notes=[
+            write_fault_results(out, {"worker_kill": r}, name=args.name, commit=commit, command=command, notes=[
                 "Victims are library workers (extractive summarizer, no embedder) forked from a forkserver "
                 "with graphmem preloaded, two at a time, each SIGKILLed at a uniform random 0.05-1.2 s after it is "
                 "connected and about to plan/claim (its start-up is not counted), lease 1 s; a job whose lease "
@@ -143,7 +162,7 @@ def _run(args: argparse.Namespace) -> int:
         if "openai" in parts:
             r = openai_fault_run(uri=uri, user="neo4j", password=pw, home=spec.home, turns=oturns,
                                  fault_rate=args.fault_rate, seed=args.seed)
-            write_fault_results(out, {"openai_faults": r}, command=command, notes=[
+            write_fault_results(out, {"openai_faults": r}, name=args.name, commit=commit, command=command, notes=[
                 "Faults: 1/3 each of HTTP 429 (Retry-After 0), HTTP 500 and a stall of 3x the client timeout "
                 "(1 s). Phase 1 runs the LLM summarizer without fallback (2 attempts per call, 1 per job) so "
                 "jobs whose call exhausts its attempts end `failed` and show in `graphmem worker status`; "
@@ -157,7 +176,7 @@ def _run(args: argparse.Namespace) -> int:
             server.stop()
     if "disk" in parts:
         r = disk_fault_run()
-        write_fault_results(out, {"disk": r}, command=command)
+        write_fault_results(out, {"disk": r}, name=args.name, commit=commit, command=command)
         ok &= bool(r["ok"])
-    print(f"results: {out / (RESULTS_NAME + '.md')}; {'all parts passed' if ok else 'SOME PART FAILED'}")
+    print(f"results: {out / (args.name + '.md')}; {'all parts passed' if ok else 'SOME PART FAILED'}")
     return 0 if ok else 1

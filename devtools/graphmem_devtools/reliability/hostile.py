@@ -658,8 +658,9 @@ def _run_workers(args: argparse.Namespace, tmp: Path) -> HostileReport:
 def _main(args: argparse.Namespace) -> int:
     from graphmem.cli.common import open_memory
 
-    from ..bench.common import BenchResult, machine_info, write_results
+    from ..bench.common import BenchResult, machine_info, source_commit, write_results
 
+    commit = source_commit()  # the code this run measures (the checkout may change while it runs)
     os.environ.setdefault("GRAPHMEM_EMBEDDER", "none")  # in-process CLI cases: no model load per call
     load_before = os.getloadavg()
     last = [0.0]
@@ -700,7 +701,7 @@ def _main(args: argparse.Namespace) -> int:
             cmd += f" --max-minutes {args.max_minutes}"
         if args.name != RESULT_NAME:
             cmd += f" --name {args.name}"
-        res = BenchResult(args.name, cmd, machine_info(version), figures=figures, notes=[
+        res = BenchResult(args.name, cmd, {**machine_info(version), "commit": commit}, figures=figures, notes=[
             "Each case declares what it expects: an API call returns or raises InvalidInput (and NotFound "
             "when given a hostile id); a CLI case exits 0 or 2 (and 3 when given a hostile id) without a "
             "traceback. Anything else fails the run with its message: DatabaseError, CypherError, any other "

@@ -1,9 +1,20 @@
-"""Fault run 1: the Neo4j JVM SIGKILLed under writer processes, restarted by ``graphmem db up``."""
+"""Fault run 1: the Neo4j JVM SIGKILLed under writer processes, restarted by ``graphmem db up``.
+
+Two kinds of writer processes (:mod:`._fault_writer`) run through every kill: hook writers store
+turns the way a coding CLI's Stop hook does (Neo4j, else the spool, replayed later), direct writers
+call the library's ``store_turn`` back to back (no spool), so writes are in flight when the JVM
+dies. Each kill is confirmed (the server's pid is gone) before the restart. At the end every turn a
+writer attempted is accounted for: an acknowledged or spooled turn must be stored exactly once, in
+the session it was sent to, with the text it was sent with (and the index the library returned,
+for direct writes); a direct write that got an error may be stored at most once, exactly as sent;
+a hook write never ends in an error (the spool takes it); turn indexes stay 1..n per session.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -19,24 +30,44 @@ from typing import Any
 from ..servers import ServerSpec, managed_env
 from ._fault_common import Log, db_up, load_avg, log_stderr, open_db, pcts, run_cli
 
-__all__ = ["neo4j_kill_run", "verify_writer_turns"]
+__all__ = ["neo4j_kill_run", "read_writer_logs", "verify_writer_turns"]
 
 
-# ---------------------------------------------------------------------------------------------
-# 1. Neo4j SIGKILL cycles
+def read_writer_logs(logs: Sequence[Path]) -> list[dict[str, Any]]:
+    """One record per turn a writer attempted: its ``start`` line merged with its ``end`` line
+    (``outcome`` ``unfinished`` when the writer never wrote one)."""
+    records: dict[str, dict[str, Any]] = {}
+    for f in logs:
+        if not f.exists():
+            continue
+        for line in f.read_text().splitlines():
+            if not line.strip():
+                continue
+            with contextlib.suppress(ValueError):  # a line cut short by a killed writer
+                r = json.loads(line)
+                if r.get("event") == "start":
+                    records[r["src"]] = {**r, "t0": r["t"], "t1": None, "outcome": "unfinished"}
+                elif r["src"] in records:
+                    rec = records[r["src"]]
+                    rec.update({k: v for k, v in r.items() if k not in ("event", "t")})
+                    rec["t1"] = r["t"]
+    return list(records.values())
 
 
 def verify_writer_turns(db: Any, records: Sequence[dict[str, Any]], session_ids: Sequence[str]) -> dict[str, Any]:
-    """Compare what writers were told (``records``) with what the sessions hold."""
+    """Compare every turn the writers attempted (``records``, from :func:`read_writer_logs`) with
+    what the sessions hold; ``problems`` names each turn that breaks the rules (empty: pass)."""
     from graphmem.errors import SessionNotFound
     from graphmem.memory import GraphMemory
 
+    from ._fault_writer import source_of, turn_text
+
     mem = GraphMemory(db)
-    stored_src: Counter[str] = Counter()
-    stored_content: Counter[str] = Counter()
+    stored: dict[str, list[tuple[str, int, str, str]]] = {}
     index_problems: list[str] = []
     order_inversions = 0
     per_session: dict[str, int] = {}
+    unknown: list[str] = []
     for sid in session_ids:
         try:
             turns = mem.load_session(sid).turns
@@ -49,48 +80,111 @@ def verify_writer_turns(db: Any, records: Sequence[dict[str, Any]], session_ids:
             index_problems.append(f"{sid}: indexes not 1..{len(turns)} (first gaps/dups: {idx[:5]}...)")
         last_seq = -1
         for t in sorted(turns, key=lambda t: t.index):
-            stored_src[t.source_id or ""] += 1
-            stored_content[t.user_message + "\x00" + t.assistant_message] += 1
-            try:
-                seq = int((t.source_id or "").rsplit(":", 1)[1])
-            except (IndexError, ValueError):
+            src = source_of(t.source_id, t.user_message)
+            if src is None:
+                unknown.append(f"{sid}#{t.index}")
                 continue
-            if seq < last_seq:
-                order_inversions += 1
-            last_seq = max(last_seq, seq)
-    by_outcome: dict[str, list[str]] = {}
-    for r in records:
-        by_outcome.setdefault(str(r["outcome"]), []).append(str(r["src"]))
-    acked = by_outcome.get("ack", [])
-    spooled = by_outcome.get("spooled", [])
-    errored = by_outcome.get("error", [])
-    lost_acked = [s for s in acked if stored_src[s] == 0]
-    lost_spooled = [s for s in spooled if stored_src[s] == 0]
-    duplicated_src = sum(c - 1 for c in stored_src.values() if c > 1)
-    duplicated_content = sum(c - 1 for c in stored_content.values() if c > 1)
-    known = {str(r["src"]) for r in records}
-    unknown = [s for s in stored_src if s not in known]
+            stored.setdefault(src, []).append((sid, t.index, t.user_message, t.assistant_message))
+            with contextlib.suppress(IndexError, ValueError):
+                seq = int(src.rsplit(":", 1)[1])
+                if seq < last_seq:
+                    order_inversions += 1
+                last_seq = max(last_seq, seq)
+    by_src = {str(r["src"]): r for r in records}
+    unknown += [src for src in stored if src not in by_src]
+    problems: list[str] = [f"unknown stored turn {u}" for u in unknown] + [f"index problem {p}" for p in index_problems]
+    lost: list[str] = []
+    duplicated: list[str] = []
+    altered: list[str] = []
+    errors_stored = 0
+    outcomes: dict[str, Counter[str]] = {}
+    for src, r in by_src.items():
+        outcome, mode = str(r["outcome"]), str(r.get("mode", "hook"))
+        outcomes.setdefault(mode, Counter())[outcome] += 1
+        copies = stored.get(src, [])
+        if len(copies) > 1:
+            duplicated.append(src)
+            problems.append(f"{src} ({mode}, {outcome}): stored {len(copies)} times")
+        elif copies:
+            sid, index, user, assistant = copies[0]
+            want_user, want_assistant = turn_text(src)
+            diffs = [what for what, bad in (
+                ("session", sid != r["sid"]),
+                ("index", r.get("index") is not None and index != r["index"]),
+                ("text", (user, assistant) != (want_user, want_assistant)),
+            ) if bad]
+            if diffs:
+                altered.append(src)
+                problems.append(f"{src} ({mode}, {outcome}): stored with another {'/'.join(diffs)} "
+                                f"({sid}#{index}, sent to {r['sid']}{'#' + str(r['index']) if 'index' in r else ''})")
+            if outcome == "error":
+                errors_stored += 1
+        elif outcome in ("ack", "spooled"):
+            lost.append(src)
+            problems.append(f"{src} ({mode}, {outcome}): lost (not stored)")
+        if mode == "hook" and outcome == "error":
+            problems.append(f"{src} (hook): error reported to the caller, the spool did not take it: {r.get('error')}")
+        if outcome in ("unfinished", "skipped"):
+            problems.append(f"{src} ({mode}): {outcome} (the writer never got an answer or stored nothing new)")
+    errors = sum(c["error"] for c in outcomes.values())
     return {
-        "turns_written": len(records),
-        "acknowledged": len(acked),
-        "spooled": len(spooled),
-        "errors_reported_to_caller": len(errored),
-        "errors_present_anyway": sum(1 for s in errored if stored_src[s] > 0),
-        "skipped": len(by_outcome.get("skipped", [])),
-        "stored": sum(stored_src.values()),
-        "replayed": sum(1 for s in spooled if stored_src[s] == 1),
-        "lost": len(lost_acked) + len(lost_spooled),
-        "lost_acknowledged": len(lost_acked),
-        "lost_spooled": len(lost_spooled),
-        "lost_examples": (lost_acked + lost_spooled)[:5],
-        "duplicated": duplicated_src,
-        "duplicated_by_content": duplicated_content,
+        "turns_attempted": len(by_src),
+        "outcomes_by_mode": {m: dict(sorted(c.items())) for m, c in sorted(outcomes.items())},
+        "acknowledged": sum(c["ack"] for c in outcomes.values()),
+        "spooled": sum(c["spooled"] for c in outcomes.values()),
+        "errors_reported_to_caller": errors,
+        "errors_stored_anyway": errors_stored,
+        "stored": sum(len(v) for v in stored.values()),
+        "replayed": sum(1 for s, r in by_src.items() if r["outcome"] == "spooled" and len(stored.get(s, [])) == 1),
+        "lost": len(lost),
+        "lost_examples": lost[:5],
+        "duplicated": len(duplicated),
+        "altered": len(altered),
         "unknown_turns": len(unknown),
         "index_problems": index_problems[:10],
+        "problems": len(problems),
+        "problem_examples": problems[:20],
         "sessions": len(session_ids),
         "turns_per_session": per_session,
         "order_inversions": order_inversions,
     }
+
+
+def _pid_gone(pid: int) -> bool:
+    """True when ``pid`` no longer runs (a zombie counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    with contextlib.suppress(OSError):
+        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] == "Z":
+            return True
+    return False
+
+
+def _confirm_gone(pid: int, timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not _pid_gone(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _last_event(path: Path) -> str | None:
+    """The ``event`` of a writer log's last complete line."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - 4096))
+            lines = f.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        with contextlib.suppress(ValueError):
+            return str(json.loads(line).get("event"))
+    return None
 
 
 def _count_acks(logs: Sequence[Path]) -> int:
@@ -101,15 +195,27 @@ def _count_acks(logs: Sequence[Path]) -> int:
     return n
 
 
+def _writer(run_id: str, w: int, mode: str, sessions: int, cwd: str, log: Path, stop: Path, interval: float,
+            seed: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "graphmem_devtools.reliability._fault_writer", "--run", run_id, "--writer", str(w),
+         "--mode", mode, "--sessions", str(sessions), "--cwd", cwd, "--log", str(log), "--stop", str(stop),
+         "--interval", str(interval), "--seed", str(seed)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+
+
 def neo4j_kill_run(
     spec: ServerSpec,
     *,
     cycles: int = 100,
     writers: int = 4,
+    direct_writers: int = 2,
     sessions_per_writer: int = 2,
     up_seconds: tuple[float, float] = (1.0, 5.0),
     down_seconds: tuple[float, float] = (0.5, 3.0),
     interval: float = 0.2,
+    direct_interval: float = 0.0,
     seed: int = 8,
     stop_server: bool = True,
     max_seconds: float | None = None,
@@ -117,11 +223,12 @@ def neo4j_kill_run(
     ack_timeout: float = 600.0,
     log: Log = log_stderr,
 ) -> dict[str, Any]:
-    """SIGKILL the Neo4j JVM ``cycles`` times under writers; restart with ``graphmem db up``.
-    ``max_seconds`` stops cycling early (the figures say how many cycles ran). With
-    ``ack_before_kill`` each kill waits (up to ``ack_timeout``) until a writer had a turn
-    acknowledged since the last restart, so both paths (stored directly, spooled) are exercised
-    even on a slow machine where the spool replay outlasts the random up time."""
+    """SIGKILL the Neo4j JVM ``cycles`` times under ``writers`` hook writers and ``direct_writers``
+    direct writers; restart with ``graphmem db up``. ``max_seconds`` stops cycling early (the
+    figures say how many kills ran). With ``ack_before_kill`` each kill waits (up to
+    ``ack_timeout``) until a hook writer had a turn acknowledged since the last restart, so both
+    hook paths (stored directly, spooled) are exercised even when the spool replay outlasts the
+    random up time; then (up to 10 s) until a direct write is in flight."""
     from graphmem.runtime.spool import Spool
 
     from ._fault_writer import session_ids
@@ -138,18 +245,17 @@ def neo4j_kill_run(
     work = Path(tempfile.mkdtemp(prefix="graphmem-neo4j-kill-"))
     stop_file = work / "stop"
     env = managed_env(spec)
-    procs: list[subprocess.Popen[bytes]] = []
-    logs = [work / f"writer-{w}.jsonl" for w in range(writers)]
-    for w in range(writers):
-        procs.append(subprocess.Popen(
-            [sys.executable, "-m", "graphmem_devtools.reliability._fault_writer", "--run", run_id, "--writer", str(w),
-             "--sessions", str(sessions_per_writer), "--cwd", cwd, "--log", str(logs[w]), "--stop", str(stop_file),
-             "--interval", str(interval), "--seed", str(seed)],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        ))
+    hook_logs = [work / f"writer-{w}.jsonl" for w in range(writers)]
+    direct_logs = [work / f"direct-{w}.jsonl" for w in range(direct_writers)]
+    procs = [_writer(run_id, w, "hook", sessions_per_writer, cwd, hook_logs[w], stop_file, interval, seed, env)
+             for w in range(writers)]
+    procs += [_writer(run_id, w, "direct", sessions_per_writer, cwd, direct_logs[w], stop_file, direct_interval,
+                      seed, env) for w in range(direct_writers)]
     restarts: list[float] = []
     ack_waits: list[float] = []
     kill_to_ready: list[float] = []
+    kill_times: list[float] = []
+    unconfirmed: list[str] = []
     up_failures: list[str] = []
     loads: list[list[float]] = []
     try:
@@ -158,20 +264,31 @@ def neo4j_kill_run(
                 log(f"neo4j kills: time budget reached after {c} cycles")
                 break
             time.sleep(rng.uniform(*up_seconds))
-            if ack_before_kill:
+            if ack_before_kill and writers:
                 waited = time.monotonic()
-                target = _count_acks(logs) + 1
-                while _count_acks(logs) < target and time.monotonic() - waited < ack_timeout:
+                target = _count_acks(hook_logs) + 1
+                while _count_acks(hook_logs) < target and time.monotonic() - waited < ack_timeout:
                     time.sleep(0.2)
                 ack_waits.append(time.monotonic() - waited)
             for p in procs:
                 if p.poll() is not None:
                     err = p.stderr.read().decode(errors="replace")[-2000:] if p.stderr else ""
                     raise RuntimeError(f"a writer exited ({p.returncode}): {err}")
+            deadline = time.monotonic() + 10
+            while direct_logs and time.monotonic() < deadline and not any(
+                    _last_event(f) == "start" for f in direct_logs):
+                time.sleep(0.002)
             st = server.state()
+            if st is None:
+                unconfirmed.append(f"cycle {c}: no running server to kill")
+                raise RuntimeError(f"cycle {c}: the server is not running before the kill")
             t_kill = time.perf_counter()
-            server.kill()  # SIGKILL to the JVM's process group
-            time.sleep(rng.uniform(*down_seconds))  # writers keep going: their turns go to the spool
+            kill_times.append(time.time())
+            killed = server.kill()  # SIGKILL to the JVM's process group
+            confirmed = killed and _confirm_gone(st.pid)
+            if not confirmed:
+                unconfirmed.append(f"cycle {c}: pid {st.pid} still running after SIGKILL (kill returned {killed})")
+            time.sleep(rng.uniform(*down_seconds))  # writers keep going: hook turns go to the spool
             took, proc = db_up(spec)
             if proc.returncode != 0:
                 up_failures.append(f"cycle {c}: exit {proc.returncode}: {(proc.stderr or proc.stdout)[-500:]}")
@@ -182,8 +299,8 @@ def neo4j_kill_run(
             restarts.append(took)
             kill_to_ready.append(time.perf_counter() - t_kill)
             loads.append(load_avg())
-            log(f"neo4j kills: cycle {c + 1}/{cycles}: killed pid {st.pid if st else '?'}, "
-                f"db up {took:.1f} s, load {loads[-1]}")
+            log(f"neo4j kills: cycle {c + 1}/{cycles}: killed pid {st.pid} "
+                f"({'gone' if confirmed else 'NOT confirmed gone'}), db up {took:.1f} s, load {loads[-1]}")
     finally:
         stop_file.write_text("stop")
         for p in procs:
@@ -194,38 +311,43 @@ def neo4j_kill_run(
                 p.wait()
     replay = run_cli(["spool", "replay"], env)
     spool_status = Spool(spec.home).status()
-    records: list[dict[str, Any]] = []
-    for f in logs:
-        if f.exists():
-            records += [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
-    sids = [s for w in range(writers) for s in session_ids(run_id, w, sessions_per_writer)]
+    records = read_writer_logs(hook_logs + direct_logs)
+    sids = [s for w in range(writers) for s in session_ids(run_id, w, sessions_per_writer, "hook")]
+    sids += [s for w in range(direct_writers) for s in session_ids(run_id, w, sessions_per_writer, "direct")]
     db = open_db(spec)
     try:
         verdict = verify_writer_turns(db, records, sids)
         server_version = db.server_info().version
     finally:
         db.close()
+    direct = [r for r in records if r.get("mode") == "direct"]
+    in_flight = [sum(1 for r in direct if r["t0"] <= tk and (r["t1"] is None or r["t1"] >= tk)) for tk in kill_times]
     outcome_ms: dict[str, list[float]] = {}
     for r in records:
-        outcome_ms.setdefault(str(r["outcome"]), []).append(float(r["ms"]))
+        if "ms" in r:
+            outcome_ms.setdefault(f"{r.get('mode', 'hook')}:{r['outcome']}", []).append(float(r["ms"]))
     replayed_by_hooks = sum(int(r.get("replayed", 0)) for r in records)
-    errors = Counter(str(r.get("error", ""))[:80] for r in records if r["outcome"] == "error")
+    errors = Counter(f"{r.get('mode')}: {str(r.get('error', ''))[:80]}" for r in records if r["outcome"] == "error")
     why_spooled = Counter(str(r.get("why", "")).split(": ", 1)[-1][:90] for r in records if r["outcome"] == "spooled")
     if stop_server:
         server.stop()
     shutil.rmtree(work, ignore_errors=True)
-    ok = (verdict["lost"] == 0 and verdict["duplicated"] == 0 and verdict["duplicated_by_content"] == 0
-          and not verdict["index_problems"] and verdict["unknown_turns"] == 0 and spool_status.entries == 0
-          and spool_status.rejected == 0 and len(restarts) > 0)
+    kills_confirmed = len(kill_times) - len(unconfirmed)
+    ok = (verdict["problems"] == 0 and not unconfirmed and kills_confirmed > 0 and spool_status.entries == 0
+          and spool_status.rejected == 0 and (direct_writers == 0 or any(in_flight)))
     return {
         "ok": ok,
         "neo4j": server_version,
-        "cycles": len(restarts),
+        "cycles": kills_confirmed,
+        "kills_confirmed": kills_confirmed,
+        "kills_unconfirmed": unconfirmed,
         "cycles_asked": cycles,
         "writers": writers,
-        "sessions": len(sids),
+        "direct_writers": direct_writers,
         **{k: v for k, v in verdict.items() if k != "turns_per_session"},
         "turns_per_session": sorted(verdict["turns_per_session"].values()),
+        "direct_writes_in_flight_at_each_kill": in_flight,
+        "kills_with_a_direct_write_in_flight": sum(1 for n in in_flight if n),
         "replayed_by_next_hook": replayed_by_hooks,
         "spool_left_entries": spool_status.entries,
         "spool_rejected": spool_status.rejected,
