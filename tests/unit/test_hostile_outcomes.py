@@ -11,15 +11,15 @@ from typing import Any
 import pytest
 
 from graphmem.errors import CypherError, DatabaseError, InvalidInput, NotFound, SessionNotFound
-from graphmem_devtools.reliability.hostile import LOOKUP, HostileReport, _Runner
+from graphmem_devtools.reliability.hostile_cases import LOOKUP, CaseRunner, HostileReport
 
 
 class _Abandoned(BaseException):
     """Stands for hypothesis abandoning an example while drawing (``StopTest``)."""
 
 
-def _runner(report: HostileReport, tmp_path: Path) -> _Runner:
-    return _Runner(mem=None, ns="/ns", target="t", report=report, tmp=tmp_path)  # type: ignore[arg-type]
+def _runner(report: HostileReport, tmp_path: Path) -> CaseRunner:
+    return CaseRunner(mem=None, ns="/ns", target="t", report=report, tmp=tmp_path)  # type: ignore[arg-type]
 
 
 def _raise(e: BaseException) -> Any:
