@@ -26,8 +26,10 @@ def test_no_item_crosses_a_scope(neo4j_target: Neo4jTarget, tmp_path: Path) -> N
     target = (neo4j_target.uri, neo4j_target.user, neo4j_target.password)
     rep, _ = run_isolation(target, cfg, base_dir=tmp_path)
     assert rep.leaks == []
+    assert rep.errors == []  # a call that raised returned nothing to check: a failure, not a pass
     assert rep.dropped_by_final_check == []
     assert rep.recall_misses == []
+    assert rep.ok
     # the data is what the test means it to be
     assert rep.data["projects"] == 8 and rep.data["directories"] >= 17
     actions = rep.data["fact_remember_actions"]  # project and session facts: never merged across scopes

@@ -1,4 +1,4 @@
-"""Hostile input (issue #8): a small profile of ``graphmem reliability hostile`` (hypothesis cases
+"""Hostile input: a small profile of ``graphmem reliability hostile`` (hypothesis cases
 over the API and the CLI, a control namespace compared before and after), plus focused
 regressions found by it. The full run (10,000 cases) is a scripted command with a results file."""
 
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import GraphMemory
+from graphmem import Database, GraphMemory
 from graphmem.cli.main import main
-from graphmem.errors import InvalidInput
+from graphmem.errors import CypherError, DatabaseError, GraphMemError, InvalidInput
 from graphmem.models import TurnIn
-from graphmem_devtools.reliability.hostile import namespace_snapshot, seed_control, snapshot_diff
+from graphmem_devtools.reliability.hostile import namespace_snapshot, run_hostile, seed_control, snapshot_diff
 from tests.conftest import Neo4jTarget
 
 pytestmark = pytest.mark.integration
@@ -26,9 +26,10 @@ def test_hostile_smoke_profile(neo4j_target: Neo4jTarget, monkeypatch: pytest.Mo
     code = main(["reliability", "hostile", "--cases", "120", "--seed", "8", "--subprocess-cases", "1",
                  "--out", str(tmp_path)])
     figures = json.loads((tmp_path / "reliability-hostile.json").read_text())["figures"]
-    assert figures["cases"] >= 121  # 120 drawn + 1 real process
+    assert figures["cases"] == 121  # 120 drawn + 1 real process, all of which ran
+    assert figures["cli_cases"] == 12 and figures["cli_share"] == 0.1
     assert figures["failures"] == 0, figures["failure_samples"]
-    assert code == 0
+    assert figures["result"] == "PASS" and code == 0
     assert figures["control_unchanged"] and figures["target_indexes_contiguous"]
     assert len(figures["by_kind"]) >= 10  # API and CLI operations both ran
     assert (tmp_path / "reliability-hostile.md").read_text().startswith("# Benchmark: reliability-hostile")
@@ -63,3 +64,27 @@ def test_control_snapshot_sees_a_change(memory: GraphMemory, namespace: str) -> 
     memory.store_turn(sid, "a change", "outside the target")
     diff = snapshot_diff(before, namespace_snapshot(memory.db, ctl))
     assert any(d.startswith("added Turn/") for d in diff), diff
+
+
+@pytest.mark.parametrize("error", [DatabaseError, CypherError])
+def test_a_server_side_error_fails_the_run(database: Database, monkeypatch: pytest.MonkeyPatch,
+                                           neo4j_target: Neo4jTarget, error: type[GraphMemError]) -> None:
+    """A planted server-side error (search and context through the API and the CLI fail as a
+    crashed statement would) is a failure with its message, not a rejection."""
+    for k, v in neo4j_target.env().items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("GRAPHMEM_EMBEDDER", "none")
+
+    def broken(*_a: object, **_k: object) -> None:
+        raise error(f"planted {error.__name__}: Neo.DatabaseError.Statement.ExecutionFailed")
+
+    for name in ("search", "search_facts", "build_context"):
+        monkeypatch.setattr(GraphMemory, name, broken)
+    report = run_hostile(database, cases=80, seed=5, cli_share=0.5)
+    assert report.cases == 80 and report.cli_cases == 40
+    assert not report.ok and report.as_dict()["result"] == "FAIL"
+    api = [f for f in report.failures if f.startswith(("search:", "search_facts:", "build_context:"))
+           and f"planted {error.__name__}" in f]
+    assert api, report.failures[:5]
+    cli = [f for f in report.failures if "exit 1 (expected" in f and f"planted {error.__name__}" in f]
+    assert cli, report.failures[:5]

@@ -7,6 +7,7 @@ import os
 import platform
 import random
 import resource
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -24,6 +25,7 @@ __all__ = [
     "percentiles",
     "read_part_results",
     "results_source_note",
+    "source_commit",
     "timed_ms",
     "wait_for_idle_server",
     "write_results",
@@ -158,7 +160,23 @@ def machine_info(server_version: str | None = None) -> dict[str, Any]:
         "graphmem": __version__,
         "neo4j": server_version,
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "commit": source_commit(),
     }
+
+
+def source_commit() -> str | None:
+    """The git commit of the checkout this code runs from (``+dirty`` when it has uncommitted
+    changes to tracked files), or None outside a git checkout."""
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=30)
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                               capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
 @dataclass
@@ -175,6 +193,7 @@ class BenchResult:
         lines.append(
             f"Machine: {m.get('cpu')} ({m.get('cores')} cores, {m.get('memory_gb')} GB), {m.get('os')}, "
             f"Python {m.get('python')}, Neo4j {m.get('neo4j')}, graphmem {m.get('graphmem')}, {m.get('date')}"
+            + (f", commit {m['commit']}" if m.get("commit") else "")
         )
         lines.append("")
         lines.append("| measure | n | p50 ms | p95 ms | p99 ms | mean ms | max ms | other |")
