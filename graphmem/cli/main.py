@@ -33,6 +33,7 @@ _OPTIONAL_GROUPS = [
     "graphmem.cli.integrations_cmd",
     "graphmem.cli.facts_cmd",
     "graphmem.cli.export_cmd",
+    "graphmem.cli.serve_cmd",
 ]
 ENTRY_POINT_GROUP = "graphmem.commands"
 
