@@ -30,6 +30,7 @@ class ChangeFeed:
         self._lock = threading.Lock()
         self._version = 0
         self._last_what = ""
+        self._closed = False
 
     @property
     def version(self) -> int:
@@ -40,6 +41,10 @@ class ChangeFeed:
         with self._lock:
             self._version += 1
             self._last_what = what
+
+    def close(self) -> None:
+        """End the open streams (within a tick), so a server can stop without waiting for them."""
+        self._closed = True
 
     async def _read_marker(self) -> Any:
         if self._marker is None:
@@ -58,7 +63,7 @@ class ChangeFeed:
         loop = asyncio.get_running_loop()
         next_poll = loop.time() + POLL_SECONDS
         next_keepalive = loop.time() + KEEPALIVE_SECONDS
-        while not await is_disconnected():
+        while not self._closed and not await is_disconnected():
             await asyncio.sleep(TICK_SECONDS)
             what = None
             if self._version != seen:

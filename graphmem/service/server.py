@@ -35,5 +35,8 @@ def serve_in_thread(app: FastAPI, host: str = "127.0.0.1", port: int = 0, *,
         bound = server.servers[0].sockets[0].getsockname()
         yield f"http://{host}:{bound[1]}"
     finally:
+        feed = getattr(getattr(app.state, "graphmem", None), "feed", None)
+        if feed is not None:
+            feed.close()  # the event streams end first: uvicorn then stops without cancelling them
         server.should_exit = True
         thread.join(30)
