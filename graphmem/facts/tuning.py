@@ -18,7 +18,16 @@ from typing import Any
 from ..db import Database
 from ..errors import InvalidInput
 
-__all__ = ["DEFAULT_TUNING", "TUNING_HELP", "FactTuning", "get_tuning", "set_tuning", "tuning_items", "unset_tuning"]
+__all__ = [
+    "DEFAULT_TUNING",
+    "TUNING_HELP",
+    "FactTuning",
+    "check_tuning",
+    "get_tuning",
+    "set_tuning",
+    "tuning_items",
+    "unset_tuning",
+]
 
 
 @dataclass(frozen=True)
@@ -104,6 +113,11 @@ def _check_key(key: str) -> str:
     if key not in TUNING_HELP:
         raise InvalidInput(f"unknown setting {key!r}; one of {', '.join(TUNING_HELP)}")
     return key
+
+
+def check_tuning(key: str, value: Any) -> Any:
+    """``value`` validated and converted to the type of setting ``key`` (:class:`InvalidInput` if not)."""
+    return _coerce(_check_key(key), value)
 
 
 def get_tuning(db: Database, *, fresh: bool = False) -> FactTuning:

@@ -65,10 +65,31 @@ def register(sub: Any) -> None:
     asy.add_argument("--turns", type=int, default=200)
     asy.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     asy.set_defaults(handler=_async)
+    sv = verbs.add_parser("service", help="the memory service's search and facts endpoints beside the library calls")
+    sv.add_argument("--facts", type=int, default=100_000)
+    sv.add_argument("--turns", type=int, default=200)
+    sv.add_argument("--samples", type=int, default=200)
+    sv.add_argument("--warmup", type=int, default=20)
+    sv.add_argument("--out", type=Path, default=Path("benchmarks/results"))
+    sv.set_defaults(handler=_service)
     _register_report_verbs(verbs)
     from ..bench import redaction as redaction_bench
 
     redaction_bench.register(verbs)
+
+
+def _service(args: argparse.Namespace) -> int:
+    from ..bench.service import run_service_bench
+
+    command = (f"graphmem bench service --facts {args.facts} --turns {args.turns} --samples {args.samples}"
+               f" --warmup {args.warmup}")
+    with open_memory(start=True) as mem:
+        result = run_service_bench(mem, facts=args.facts, turns=args.turns, samples=args.samples,
+                                   warmup=args.warmup, command=command)
+    print(result.markdown())
+    js, mdp = write_results(result, args.out)
+    print(f"written: {js} {mdp}", file=sys.stderr)
+    return 0
 
 
 def _add_report_args(p: Any, *, parts: bool, sub: str = "") -> None:
