@@ -20,7 +20,7 @@ from .db.concurrency import pool_for
 from .db.rows import native, native_row
 from .errors import InvalidInput, SessionNotFound
 from .models import SessionDetail, ToolCall, ToolCallIn, Turn, TurnIn
-from .redaction import redact_turn
+from .redaction import redact_turn_with_kinds
 from .sessions import check_id, get_session, when
 
 __all__ = [
@@ -44,6 +44,8 @@ class ImportResult:
 
     created: int
     skipped: int
+    redactions: int = 0
+    """Secrets replaced in the turns read (counted before the duplicate check)."""
 
 
 def turn_input(
@@ -111,10 +113,10 @@ def turn_from_row(turn: dict[str, Any], calls: list[dict[str, Any]]) -> Turn:
     )
 
 
-def _turn_row(session_id: str, turn: TurnIn, *, redact: bool) -> tuple[dict[str, Any], TurnIn]:
-    """The ``rows`` entry of ``turns/append`` for one turn (redacted when asked) and the turn stored."""
-    if redact:
-        turn = redact_turn(turn)
+def _turn_row(session_id: str, turn: TurnIn, *, redact: bool) -> tuple[dict[str, Any], TurnIn, int]:
+    """The ``rows`` entry of ``turns/append`` for one turn (redacted when asked), the turn stored and
+    how many secrets were replaced."""
+    turn, kinds = redact_turn_with_kinds(turn, enabled=redact)
     key = f"{session_id}\x1f{turn.source_id}" if turn.source_id is not None else None
     row = {
         "id": str(uuid.uuid4()),
@@ -126,7 +128,7 @@ def _turn_row(session_id: str, turn: TurnIn, *, redact: bool) -> tuple[dict[str,
         "sourceKey": key,
         "toolCalls": tool_rows(turn.tool_calls),
     }
-    return row, turn
+    return row, turn, len(kinds)
 
 
 def store_turn(
@@ -140,7 +142,7 @@ def store_turn(
     """Append one turn in one write transaction and mark it pending for the worker; ``after`` runs
     once it is stored (the facade's inline embedding)."""
     sid = check_id(session_id, "session id")
-    row, stored = _turn_row(sid, turn, redact=redact)
+    row, stored, _ = _turn_row(sid, turn, redact=redact)
     # One round trip (auto-commit); after a lost connection the turn id tells whether it landed.
     rows = db.write_autocommit(
         "turns/append",
@@ -176,7 +178,7 @@ def import_turns(
     session are skipped, so importing the same transcript twice adds nothing."""
     sid = check_id(session_id, "session id")
     get_session(db, sid)
-    created = skipped = 0
+    created = skipped = redactions = 0
     batch: list[dict[str, Any]] = []
     seen: set[str] = set()
     # One batch is written while the next one is built: the sender thread waits on the socket
@@ -208,7 +210,9 @@ def import_turns(
 
     try:
         for raw in turns:
-            row, _ = _turn_row(sid, raw if isinstance(raw, TurnIn) else TurnIn.model_validate(raw), redact=redact)
+            row, _, found = _turn_row(sid, raw if isinstance(raw, TurnIn) else TurnIn.model_validate(raw),
+                                      redact=redact)
+            redactions += found
             key = row["sourceKey"]
             if key is not None:
                 if key in seen:
@@ -223,7 +227,7 @@ def import_turns(
     finally:
         if sender is not getattr(db, "concurrency", None):
             sender.shutdown(wait=True)
-    return ImportResult(created=created, skipped=skipped)
+    return ImportResult(created=created, skipped=skipped, redactions=redactions)
 
 
 def get_turn(db: Database, turn_id: str) -> Turn:

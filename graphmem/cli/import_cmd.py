@@ -82,7 +82,10 @@ def _import(args: argparse.Namespace) -> int:
         for f in files:
             entry: dict[str, Any] = {"path": str(f), "sessions": 0, "created": 0, "skipped": 0}
             try:
-                sessions = parse_transcript(f, agent=None if agent == "auto" else agent, cwd=args.cwd)
+                # a dry run redacts while parsing to count the secrets; an import leaves that to the store,
+                # which redacts every stored text once and counts what it replaced
+                sessions = parse_transcript(f, agent=None if agent == "auto" else agent, cwd=args.cwd,
+                                            redact=args.dry_run)
             except InvalidInput as e:
                 summary["failed_files"] += 1
                 summary["warnings"].append(f"{f}: {e}")
@@ -98,7 +101,8 @@ def _import(args: argparse.Namespace) -> int:
                 entry["sessions"] += 1
                 summary["turns_read"] += len(s.turns)
                 summary["tool_calls"] += sum(len(t.tool_calls) for t in s.turns)
-                summary["redactions"] += sum(v for k, v in s.stats.items() if k.startswith("redacted:"))
+                if mem is None:
+                    summary["redactions"] += sum(v for k, v in s.stats.items() if k.startswith("redacted:"))
                 summary["warnings"].extend(f"{f}: {w}" for w in s.warnings)
                 cwd = s.cwd or args.cwd
                 if cwd is None:
@@ -112,6 +116,7 @@ def _import(args: argparse.Namespace) -> int:
                 r = mem.import_turns(s.session_id, s.turns)
                 summary["created"] += r.created
                 summary["skipped"] += r.skipped
+                summary["redactions"] += r.redactions
                 entry["created"] += r.created
                 entry["skipped"] += r.skipped
             per_file.append(entry)

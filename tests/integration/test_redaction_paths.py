@@ -178,7 +178,7 @@ def test_the_stop_hook_redacts_each_turn_once(memory: GraphMemory, namespace: st
         return wrapper
 
     monkeypatch.setattr(parsing, "redact_turn_with_kinds", counted("parser", parsing.redact_turn_with_kinds))
-    monkeypatch.setattr(turns_mod, "redact_turn", counted("store", turns_mod.redact_turn))
+    monkeypatch.setattr(turns_mod, "redact_turn_with_kinds", counted("store", turns_mod.redact_turn_with_kinds))
     _t, lines, sid, cwd = claude_file(tmp_path, namespace, n_turns=3)
     lines = [ln.replace("Can you look at why", f"Can you look at why ({' '.join(SECRETS)}) ") for ln in lines]
     path = tmp_path / f"{sid}.jsonl"
@@ -188,4 +188,48 @@ def test_the_stop_hook_redacts_each_turn_once(memory: GraphMemory, namespace: st
     assert not reply.stderr, reply.stderr
     stored = memory.load_session(sid).turns
     assert stored and calls == {"parser": 0, "store": len(stored)}
+    assert _scan(memory.db, namespace, [sid]) == []
+
+
+def test_the_import_command_redacts_each_turn_once_and_counts(memory: GraphMemory, namespace: str, tmp_path: Path,
+                                                              neo4j_target: Neo4jTarget,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """`graphmem import` leaves redaction to the store (once per turn) and reports what it replaced;
+    a dry run redacts while parsing, to count without storing."""
+    import graphmem.integrations.turns as parsing
+    import graphmem.turns as turns_mod
+
+    for k, v in neo4j_target.env().items():
+        monkeypatch.setenv(k, v)
+    calls = {"parser": 0, "store": 0}
+
+    def counted(where: str, fn: Any) -> Any:
+        def wrapper(*args: Any, **kw: Any) -> Any:
+            if kw.get("enabled", True):
+                calls[where] += 1
+            return fn(*args, **kw)
+
+        return wrapper
+
+    _t, lines, sid, _cwd = claude_file(tmp_path, namespace, n_turns=3)
+    lines = [ln.replace("Can you look at why", f"Can you look at why ({' '.join(SECRETS)}) ") for ln in lines]
+    path = tmp_path / f"{sid}.jsonl"
+    write_lines(path, lines)
+    monkeypatch.setattr(parsing, "redact_turn_with_kinds", counted("parser", parsing.redact_turn_with_kinds))
+    monkeypatch.setattr(turns_mod, "redact_turn_with_kinds", counted("store", turns_mod.redact_turn_with_kinds))
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["import", "claude-code", str(path), "--dry-run", "--json", "--quiet"]) == 0
+    dry = json.loads(out.getvalue())
+    assert dry["redactions"] > 0 and calls == {"parser": dry["turns_read"], "store": 0}
+
+    calls.update(parser=0, store=0)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["import", "claude-code", str(path), "--json", "--quiet"]) == 0
+    done = json.loads(out.getvalue())
+    stored = memory.load_session(sid).turns
+    assert stored and calls == {"parser": 0, "store": len(stored)}
+    assert done["redactions"] == dry["redactions"]
     assert _scan(memory.db, namespace, [sid]) == []
