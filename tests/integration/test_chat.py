@@ -20,9 +20,9 @@ import pytest
 from graphmem import Database, GraphMemory
 from graphmem.chat import TOOL_SPECS, ChatConfig, ChatTools, clear_live, parse_reply, store_reply
 from graphmem.chat.model import DEFAULT_ROOT
+from graphmem.embedding import LocalEmbedder
 from graphmem.errors import InvalidInput
 from graphmem.facts import delete_facts_under_path
-from graphmem.providers import LocalEmbedder
 
 from ..conftest import Neo4jTarget
 from ..support import support_db

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from graphmem import Database, GraphMemory
-from graphmem.providers import LocalEmbedder
+from graphmem.embedding import LocalEmbedder
 from graphmem.retrieval import RetrievalConfig, Scope
 
 pytestmark = pytest.mark.integration

@@ -25,8 +25,8 @@ httpx = pytest.importorskip("httpx", reason="needs httpx (the dev extra)")
 pytest.importorskip("fastapi", reason="needs the service extra (fastapi, uvicorn)")
 
 from graphmem import Database, GraphMemory  # noqa: E402
+from graphmem.embedding import LocalEmbedder  # noqa: E402
 from graphmem.facts import Scope, inject_facts  # noqa: E402
-from graphmem.providers import LocalEmbedder  # noqa: E402
 from graphmem.service import ServiceConfig, create_app, serve_in_thread  # noqa: E402
 
 from ..conftest import Neo4jTarget  # noqa: E402

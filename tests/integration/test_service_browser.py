@@ -20,8 +20,8 @@ import pytest
 pytest.importorskip("fastapi", reason="needs the service extra (fastapi, uvicorn)")
 
 from graphmem import Database, GraphMemory
+from graphmem.embedding import LocalEmbedder
 from graphmem.facts import Scope, inject_facts
-from graphmem.providers import LocalEmbedder
 from graphmem.service import create_app, serve_in_thread
 from graphmem.worker import WorkerConfig
 
