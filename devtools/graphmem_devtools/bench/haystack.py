@@ -244,7 +244,7 @@ def _store(mem: GraphMemory, haystacks: Sequence[Haystack], ns: str, log: Callab
 
 
 def _id_map(mem: GraphMemory, ns: str) -> dict[str, str]:
-    return {r["id"]: r["sourceId"] for r in mem.db.read("testing/turn_sources", prefix=ns + "/")}
+    return {r["id"]: r["sourceId"] for r in dev_db(mem.db).read("bench/turn_sources", prefix=ns + "/")}
 
 
 def dense_rankings(mem: GraphMemory, haystacks: Sequence[Haystack], ns: str,
