@@ -149,17 +149,20 @@ def test_dashboard_sections(page: Chromium, database: Database, namespace: str, 
         stored = {r["key"]: r["value"] for r in settings}
         assert stored["injection.max_results"] == 1 and stored["injection.min_score"] == 0.35
 
-        def injection(expected: int) -> None:
+        def injection(most: int, least: int) -> None:
             done = inject_facts(mem.db, session.id, "who deploys a hotfix from the release branch?",
                                 embedder=mem.embedder, deferred=None)
-            assert done.log_id and len(done.items) == expected, done
+            count = len(done.items)
+            assert done.log_id and least <= count <= most, done
             c.wait(f"document.querySelector(\"#retrieval-rows tr.injection[data-id='{done.log_id}']\")"
-                   f"?.dataset.count === '{expected}'", f"the injection of {expected} facts, live")
+                   f"?.dataset.count === '{count}'", f"the injection of {count} facts, live")
 
-        injection(1)
+        injection(1, 1)
         _slide(c, "#inj-max", 3)
         c.wait(f"(window.graphmemDashboard.saved || 0) > {saved + 2}", "the max results saved again")
-        injection(3)
+        # up to 3 now; the fact injected just before is held back by the dedup window, so which of the
+        # others pass the minimum score decides between 2 and 3
+        injection(3, 2)
         _shot(c, "retrieval")
 
         # sessions: the timeline with the summary levels above the turns
