@@ -91,9 +91,15 @@ def test_dashboard_sections(page: Chromium, database: Database, namespace: str, 
     ]):
         mem.store_turn(session.id, f"{user} ({i})", assistant * 3)
     mem.worker(config=WorkerConfig(batch_chars=0)).run_until_idle()
-    for i in range(6):
-        mem.remember(f"Release rule {i} ({tag}): hotfix branches are cut from release-{i} and deployed by the on-call lead",
-                     scope=Scope.project(proj), type="decision")
+    # six rules distinct in meaning (pairwise cosine well under the 0.85 dedup threshold), so the
+    # injection's meaning dedup keeps each of them
+    for rule in ("Hotfix branches ({tag}) are cut from the release branch, never from main",
+                 "The on-call lead ({tag}) deploys every hotfix to production",
+                 "QA ({tag}) signs off a hotfix before it is deployed",
+                 "Deploys ({tag}) are frozen on Friday afternoons",
+                 "A hotfix release ({tag}) gets a patch version bump and a changelog line",
+                 "Rollbacks ({tag}) of a hotfix deploy are run by the release manager"):
+        mem.remember(rule.format(tag=tag), scope=Scope.project(proj), type="decision")
     mem.embed_pending()
     mem.await_text_index()
 
@@ -160,9 +166,9 @@ def test_dashboard_sections(page: Chromium, database: Database, namespace: str, 
         injection(1, 1)
         _slide(c, "#inj-max", 3)
         c.wait(f"(window.graphmemDashboard.saved || 0) > {saved + 2}", "the max results saved again")
-        # up to 3 now; the fact injected just before is held back by the dedup window, so which of the
-        # others pass the minimum score decides between 2 and 3
-        injection(3, 2)
+        # up to 3 now: the fact injected just before is held back by the dedup window, and the six
+        # other recent facts are candidates whatever their score, so exactly 3 go in
+        injection(3, 3)
         _shot(c, "retrieval")
 
         # sessions: the timeline with the summary levels above the turns
