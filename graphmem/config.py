@@ -120,8 +120,6 @@ class Settings(BaseSettings):
     worker_yield_seconds: float = 0.25
     """The worker takes no new job while a foreground call on this machine ran less than this long ago
     (GRAPHMEM_WORKER_YIELD_SECONDS; 0 = never yield). See :mod:`graphmem.activity`."""
-    worker_test_delay_seconds: float = 0.0
-    """Tests only: sleep this long between summarizing a job and writing it (kill tests)."""
 
     @field_validator("hook_replay_seconds")
     @classmethod

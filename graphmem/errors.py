@@ -71,7 +71,18 @@ class SessionNotFound(NotFound):
 
 
 class DatabaseError(GraphMemError):
-    """Neo4j failed a statement."""
+    """Neo4j failed a statement. ``code`` is the server's status code (``Neo.ClientError....``) when
+    the server answered with one."""
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+    @property
+    def server_failure(self) -> bool:
+        """The server failed internally while running a valid statement (``Neo.DatabaseError.*``):
+        not a bad statement or parameter of ours, not a transient or connection problem."""
+        return not isinstance(self, DatabaseUnavailable) and (self.code or "").startswith("Neo.DatabaseError.")
 
 
 class DatabaseUnavailable(DatabaseError):

@@ -61,7 +61,7 @@ def _translate(e: Exception) -> Exception:
     if isinstance(e, nex.AuthError):
         return DatabaseUnavailable(f"Neo4j refused the credentials: {e.message}")
     if isinstance(e, nex.Neo4jError):
-        return DatabaseError(f"{e.code}: {e.message}")
+        return DatabaseError(f"{e.code}: {e.message}", code=e.code)
     if isinstance(e, nex.DriverError):
         return DatabaseError(str(e))
     return e

@@ -15,6 +15,7 @@ process serving the session; it goes away with the session or the fact.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -42,6 +43,8 @@ from .vectors import EXACT_SCAN_MAX, nearest_facts, wait_for_vectors
 __all__ = ["get_retrieval", "inject_facts", "list_retrievals", "render_facts", "session_scopes"]
 
 PREVIEW_CHARS = 200
+
+log = logging.getLogger("graphmem.facts")
 
 
 class _SessionVectors:
@@ -178,9 +181,12 @@ def _vector_part(db: Database, embedder: Embedder | None, deferred: DeferredWrit
     if search:
         try:
             rows = db.read("facts/inject_vector@search", **params)
-        except DatabaseError:
+        except DatabaseError as e:
+            if not e.server_failure:
+                raise
             # Neo4j 2026.08.1's in-index filter fails ("Index ... out of bounds") when nothing in the
             # index matches it (a scope whose vectors all wait for the index): over-fetch instead
+            log.warning("filtered vector index search of facts failed (%s): over-fetch instead", e)
             search = False
             params["fetch"] = max(k * 10, 200)
     if not search:

@@ -207,8 +207,8 @@ def remember(
 
     try:
         result = first(search) or db.transaction(lambda tx: work(tx, search))
-    except DatabaseError:
-        if not search:
+    except DatabaseError as e:
+        if not search or not e.server_failure:
             raise
         # Neo4j 2026.08.1's in-index filter fails ("Index ... out of bounds") when nothing in the index
         # matches it (a scope whose vectors all wait for the index): the over-fetch statements instead

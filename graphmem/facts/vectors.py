@@ -78,8 +78,8 @@ def nearest_facts(
             try:
                 rows = _run(db, _VECTOR_INDEX[search], vector=vector, scopeKeys=scope_keys, fetch=fetch, k=k,
                             minCosine=min_cosine)
-            except DatabaseError:
-                if not search or not isinstance(db, Database):
+            except DatabaseError as e:
+                if not search or not isinstance(db, Database) or not e.server_failure:
                     raise  # in a transaction, the caller retries the whole of it (see remember)
                 # 2026.08.1's in-index filter fails when nothing in the index matches it: over-fetch
                 search = False

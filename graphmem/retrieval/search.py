@@ -51,6 +51,9 @@ __all__ = ["DEFAULT_LEVELS", "Candidate", "Searcher", "check_levels"]
 
 log = logging.getLogger("graphmem.retrieval")
 
+_FALLBACK_WARNING = ("the server's filtered vector index search failed: the semantic side scanned an over-fetch "
+                     "instead (same hits, slower; details in strategy['vector']['fallback'])")
+
 DEFAULT_LEVELS: tuple[int, ...] = (0, 1, 2, 3)
 
 QUERY_FILES = (
@@ -275,6 +278,7 @@ class Searcher:
                     broken_until = self._filter_broken.get(key, 0.0)
                 if time.monotonic() < broken_until:
                     info["fallback"] = "index-filtered failed recently for this scope: over-fetch"
+                    run.warnings.append(_FALLBACK_WARNING)
                     return self._overfetch(scope, b, levels, n_turns, n_summaries, info)
                 try:
                     return self.db.read(
@@ -282,6 +286,8 @@ class Searcher:
                         minLevel=min(summary_levels, default=1), maxLevel=max(summary_levels, default=1),
                     )
                 except DatabaseError as e:
+                    if not e.server_failure:
+                        raise  # a bad statement, a transient error or an outage is not the index's failure
                     with self._lock:  # do not pay the failing round trip on every search of this scope
                         if len(self._filter_broken) > 4096:
                             self._filter_broken.clear()
@@ -292,6 +298,7 @@ class Searcher:
                     # The over-fetch + post-filter statements are correct on every server: use them instead.
                     log.warning("in-index filtered vector search failed (%s): over-fetch + post-filter instead", e)
                     info["fallback"] = f"index-filtered failed: {e}"[:300]
+                    run.warnings.append(_FALLBACK_WARNING)
                     return self._overfetch(scope, b, levels, n_turns, n_summaries, info)
 
             if turn_k and summary_k:

@@ -57,7 +57,6 @@ class WorkerConfig:
     0 = never yield)."""
     max_yield_seconds: float = 2.0
     """Yield at most this long in a row, so a busy foreground slows the worker but never stops it."""
-    test_delay_seconds: float = 0.0
     scope: str | None = None
     """Only work on sessions of this directory and below (a normalised path); None = all."""
 
@@ -90,7 +89,6 @@ class WorkerConfig:
             duty_cycle=settings.worker_duty_cycle,
             yield_seconds=settings.worker_yield_seconds,
             poll_seconds=settings.worker_poll_seconds,
-            test_delay_seconds=settings.worker_test_delay_seconds,
             scope=scope,
         )
 

@@ -355,7 +355,6 @@ class SummaryWorker(JobLeases):
     def process(self, job: ClaimedJob, contents: dict[str, dict[str, Any]] | None = None) -> str:
         """Summarize and write one claimed job (its children read now unless in ``contents``).
         Returns ``written``, ``lost``, ``dropped`` or ``error``."""
-        cfg = self.config
         try:
             t0 = time.perf_counter()
             if contents is None or any(c not in contents for c in job.child_ids):
@@ -370,8 +369,6 @@ class SummaryWorker(JobLeases):
                 else:
                     result = self.summarizer.summarize_summaries([_conversation_summary(r) for r in rows])
                 self.stats.summarize_seconds += time.perf_counter() - t0
-                if cfg.test_delay_seconds > 0:
-                    time.sleep(cfg.test_delay_seconds)
                 t1 = time.perf_counter()
                 linked = self._write(job, result)
                 self.stats.write_seconds += time.perf_counter() - t1

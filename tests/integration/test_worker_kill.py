@@ -83,16 +83,19 @@ def test_worker_killed_while_summarizing_is_retaken_after_the_lease(
 ) -> None:
     s = memory.create_session(namespace)
     memory.import_turns(s.id, _turns(3))
-    # the victim summarizes, then sleeps 120 s before writing: it is killed in between
+    # the victim claims a job and calls its LLM, which never answers in time: it is killed in between
     lease = 10.0
-    proc = _spawn(neo4j_target, tmp_path, namespace, "victim",
-                  GRAPHMEM_WORKER_TEST_DELAY_SECONDS="120", GRAPHMEM_WORKER_LEASE_SECONDS=str(lease))
-    try:
-        _wait(lambda: bool(_running_jobs(database, s.id, "victim")), 90, "the victim to claim a job", proc)
-        seen = time.monotonic()
-        time.sleep(0.5)
-    finally:
-        _kill(proc)
+    with FakeOpenAIServer() as fake:
+        fake.script("chat/completions", stall(120))
+        proc = _spawn(neo4j_target, tmp_path, namespace, "victim", GRAPHMEM_SUMMARIZER="openai",
+                      GRAPHMEM_OPENAI_BASE_URL=fake.base_url, GRAPHMEM_OPENAI_API_KEY=fake.api_key,
+                      GRAPHMEM_SUMMARY_BATCH_CHARS="0", GRAPHMEM_WORKER_LEASE_SECONDS=str(lease))
+        try:
+            _wait(lambda: fake.count("chat/completions") >= 1 and bool(_running_jobs(database, s.id, "victim")),
+                  90, "the victim to claim a job and call its LLM", proc)
+            seen = time.monotonic()
+        finally:
+            _kill(proc)
     [held] = _running_jobs(database, s.id, "victim")
     assert memory.summaries(s.id) == []  # nothing half written
     rescuer = SummaryWorker(database, config=WorkerConfig(scope=namespace, lease_seconds=30))

@@ -1,0 +1,20 @@
+// Test-only: graphmem's statement with a division by zero at run time (a real server error that is
+// not the index's failure), to show the search does not hide it behind its fallback.
+// Vector search over turns and summaries of one scope (project (git root)) in one round trip, for servers
+// without in-index filtering (5.26): each index is over-fetched ($turnFetch / $summaryFetch nearest
+// neighbours) and post-filtered to the scope; the caller widens the fetch when too few survive.
+// Index scores are (1 + cos) / 2; returned as cosine. A branch whose $turnK / $summaryK is 0 does not run.
+// Turns are matched on ctxEmbedding (their vector averaged with the same-session neighbours', weight 0.3;
+// graphmem.embedding), summaries on their own embedding.
+CALL () {
+  WITH 1 AS go WHERE $turnK > 0
+  CALL db.index.vector.queryNodes('turn_context_embedding', $turnFetch, $vector) YIELD node, score
+  WITH node, score WHERE node.projectPath = $value
+  RETURN node, 'turn' AS kind, score ORDER BY score DESC LIMIT $turnK
+  UNION ALL
+  WITH 1 AS go WHERE $summaryK > 0
+  CALL db.index.vector.queryNodes('summary_embedding', $summaryFetch, $vector) YIELD node, score
+  WITH node, score WHERE node.level IN $levels AND node.projectPath = $value
+  RETURN node, 'summary' AS kind, score ORDER BY score DESC LIMIT $summaryK
+}
+RETURN node.id AS id, kind, 2 * score - 1 AS cosine, 1 / ($turnK - $turnK) AS failsAtRunTime

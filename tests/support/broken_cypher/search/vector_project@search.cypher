@@ -1,0 +1,20 @@
+CYPHER 25 CALL () {
+  // Test-only: graphmem's statement with a division by zero at run time (a real server error that is
+  // not the index's failure), to show the search does not hide it behind its fallback.
+  // Turns are matched on ctxEmbedding (their vector averaged with the same-session neighbours', weight 0.3;
+  // graphmem.embedding), summaries on their own embedding.
+  // Vector search over turns and summaries of one scope (project (git root)) in one round trip, filtered inside
+  // the indexes (Cypher 25 SEARCH clause, Neo4j 2026.01+). Index scores are (1 + cos) / 2; returned as cosine.
+  // A branch whose $turnK / $summaryK is 0 does not run. Levels: the index filters the range, then IN $levels.
+  WITH 1 AS go WHERE $turnK > 0
+  MATCH (t:Turn)
+    SEARCH t IN (VECTOR INDEX turn_context_embedding FOR $vector WHERE t.projectPath = $value LIMIT $turnK) SCORE AS score
+  RETURN t AS node, 'turn' AS kind, score
+  UNION ALL
+  WITH 1 AS go WHERE $summaryK > 0
+  MATCH (m:Summary)
+    SEARCH m IN (VECTOR INDEX summary_embedding FOR $vector WHERE m.projectPath = $value AND m.level >= $minLevel AND m.level <= $maxLevel LIMIT $summaryK) SCORE AS score
+  RETURN m AS node, 'summary' AS kind, score
+}
+WITH node, kind, score WHERE kind = 'turn' OR node.level IN $levels
+RETURN node.id AS id, kind, 2 * score - 1 AS cosine, 1 / ($turnK - $turnK) AS failsAtRunTime
