@@ -99,6 +99,13 @@ class Settings(BaseSettings):
     rollup_threshold_chars: int = 5000
     rollup_growth: float = 4.0
 
+    # --- the chat agents' periodic digest (graphmem/chat/digest.py) ---
+    digest_hours: str = "2,6,10,14,18,22"
+    """The hours of the day at which a digest of the live messages is due (comma-separated)."""
+    digest_timezone: str = "Europe/Paris"
+    digest_scope: str = "global"
+    """The fact scope the digested facts are stored in."""
+
     # --- summarizer worker (graphmem/worker.py; see WorkerConfig for the meaning of each) ---
     summary_batch_chars: int | None = None
     """Level-1 batching: consecutive turns are summarized together while their raw characters stay

@@ -19,13 +19,23 @@ from typing import Any
 from . import chat, facts, sessions
 from . import turns as _turns
 from .activity import ForegroundSignal
-from .chat import ChatConfig, ChatContext, ChatTools, Conversation, ConversationSession, LiveContext, LiveMessage
+from .chat import (
+    ChatConfig,
+    ChatContext,
+    ChatTools,
+    Conversation,
+    ConversationSession,
+    DigestConfig,
+    Digester,
+    LiveContext,
+    LiveMessage,
+)
 from .check import CheckReport, check_hierarchy
 from .config import Settings
 from .db import Database, DeferredWrites, apply_schema, open_database, schema_status
 from .embedding import Embedder, EmbedPassStats, embed_all_pending, make_embedder, reindex
 from .errors import ConfigError
-from .facts import Fact, FactInjection, ForgetResult, RememberResult
+from .facts import Fact, FactExtractor, FactInjection, ForgetResult, RememberResult
 from .facts.corrections import facts_as_of
 from .facts.model import ScopeLike as FactScopeLike
 from .hierarchy import session_summaries, summaries_not_rolled_up
@@ -237,11 +247,13 @@ class GraphMemory:
         """A session's summaries (one level, or all), by level then turn order."""
         return session_summaries(self.db, check_id(session_id, "session id"), level)
 
-    def worker(self, summarizer: Summarizer | None = None, config: WorkerConfig | None = None) -> SummaryWorker:
+    def worker(self, summarizer: Summarizer | None = None, config: WorkerConfig | None = None, *,
+               digester: Digester | None = None) -> SummaryWorker:
         """A summarizer worker on this database with this memory's embedder (extractive summaries
-        unless ``summarizer`` is given); ``.start_thread()`` runs it in the background,
-        ``.run_until_idle()`` catches up in the caller's thread."""
-        return SummaryWorker(self.db, summarizer, self.embedder, config, foreground=self.foreground)
+        unless ``summarizer`` is given; ``digester`` runs the chat rooms' digest when due);
+        ``.start_thread()`` runs it in the background, ``.run_until_idle()`` catches up in the caller's thread."""
+        return SummaryWorker(self.db, summarizer, self.embedder, config, foreground=self.foreground,
+                             digester=digester)
 
     def check_hierarchy(self, path: str | None = None, *, complete: bool = False) -> CheckReport:
         """Verify the summary invariants (of the sessions under ``path``, or all); see graphmem.check."""
@@ -352,6 +364,12 @@ class GraphMemory:
                     limit: int = 50) -> list[Fact]:
         """The facts of ``scopes`` true at ``at``, retired versions included (graphmem.facts.corrections)."""
         return facts_as_of(self.db, at, scopes=scopes, subject=subject, limit=limit)
+
+    def digester(self, extractor: FactExtractor | None, config: DigestConfig | None = None) -> Digester:
+        """The digest of the observed rooms' live messages, with ``extractor`` as its LLM (None: no
+        digest runs and ``.status()`` says why); ``.run()`` digests now (graphmem.chat.digest)."""
+        return Digester(self.db, extractor, config=config, embedder=self.embedder, deferred=self.deferred,
+                        redact=self.redact)
 
     def chat_tools(self, agent: str) -> ChatTools:
         """The memory tools of ``agent`` (OpenAI / Anthropic schemas, ``.call(name, arguments)``)."""

@@ -1,5 +1,5 @@
-"""Chat agents: conversations keyed by (agent, channel, user), live observation of rooms, the
-memory tool set (world, self, goals) and the companion's JSON reply protocol.
+"""Chat agents: conversations keyed by (agent, channel, user), live observation of rooms and their
+periodic digest into facts, the memory tool set (world, self, goals) and the companion's JSON reply protocol.
 
 See :mod:`graphmem.chat.model` for where their data lives in the graph."""
 
@@ -14,6 +14,7 @@ from .conversations import (
     open_conversation,
     search_conversations,
 )
+from .digest import DigestConfig, Digester, DigestRun, DigestStatus, digest_status, recent_digests, run_digest
 from .live import (
     LiveContext,
     LiveMessage,
@@ -40,6 +41,10 @@ __all__ = [
     "ChatTools",
     "Conversation",
     "ConversationSession",
+    "DigestConfig",
+    "DigestRun",
+    "DigestStatus",
+    "Digester",
     "LiveContext",
     "LiveMessage",
     "ReplyMemory",
@@ -48,6 +53,7 @@ __all__ = [
     "clear_live",
     "conversation_sessions",
     "conversations",
+    "digest_status",
     "embed_pending_live",
     "live_context",
     "live_messages",
@@ -55,7 +61,9 @@ __all__ = [
     "observe",
     "open_conversation",
     "parse_reply",
+    "recent_digests",
     "render_live",
+    "run_digest",
     "search_conversations",
     "store_reply",
 ]

@@ -40,6 +40,7 @@ _OPTIONAL_GROUPS = [
     "graphmem.cli.facts_cmd",
     "graphmem.cli.export_cmd",
     "graphmem.cli.chat_cmd",
+    "graphmem.cli.digest_cmd",
     "graphmem.cli.serve_cmd",
 ]
 ENTRY_POINT_GROUP = "graphmem.commands"

@@ -67,6 +67,8 @@ def register(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from ..chat import DigestConfig
+    from ..facts import make_fact_extractor
     from ..paths import normalize_cwd
     from ..worker import SummaryWorker, WorkerConfig, WorkerStats
 
@@ -79,9 +81,12 @@ def _run(args: argparse.Namespace) -> int:
     summarizer = make_summarizer(settings)
     config = WorkerConfig.from_settings(settings, scope=normalize_cwd(args.cwd) if args.cwd else None)
     with open_memory() as mem:
+        # an unscoped worker also runs the chat rooms' digest when it is due (with an LLM configured)
+        extractor = make_fact_extractor(settings) if config.scope is None else None
+        digester = mem.digester(extractor, DigestConfig.from_settings(settings)) if extractor is not None else None
         worker = SummaryWorker(
             mem.db, summarizer, None if args.no_embed else mem.embedder, config, owner=args.id,
-            foreground=mem.foreground,
+            foreground=mem.foreground, digester=digester,
         )
 
         def stop(signum: int, frame: object) -> None:

@@ -126,8 +126,13 @@ class FactExtractor:
         for r in tool_results or []:
             parts.append(f"Tool result: {r[:2000]}")
         parts.append(f"Assistant: {assistant_message}")
-        body = "\n".join(parts)[: self.max_input_chars]
-        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": body}]
+        return self.extract_text("\n".join(parts))
+
+    def extract_text(self, body: str, *, instructions: str = SYSTEM_PROMPT) -> list[ExtractedFact]:
+        """The facts the model finds in ``body`` (cut to ``max_input_chars``) under ``instructions``
+        (a system prompt asking for the same JSON object)."""
+        messages = [{"role": "system", "content": instructions},
+                    {"role": "user", "content": body[: self.max_input_chars]}]
 
         def call(schema: bool) -> Any:
             kwargs: dict[str, Any] = {"model": self.model, "messages": messages}

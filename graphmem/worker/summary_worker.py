@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..activity import ForegroundSignal
+from ..chat.digest import Digester
 from ..chat.live import embed_pending_live
 from ..db import Database
 from ..db.client import Tx
@@ -77,9 +78,12 @@ class SummaryWorker(JobLeases):
         owner: str | None = None,
         on_progress: Callable[[WorkerStats], None] | None = None,
         foreground: ForegroundSignal | None = None,
+        digester: Digester | None = None,
     ) -> None:
         """``foreground``: the same machine's foreground mark (see :mod:`graphmem.activity`); the
-        worker yields to it between jobs."""
+        worker yields to it between jobs. ``digester``: the chat rooms' digest, run when due (checked
+        at start and with the periodic cleanup)."""
+        self.digester = digester
         self.db = db
         self.foreground = foreground
         self.summarizer: Summarizer = summarizer or ExtractiveSummarizer()
@@ -196,6 +200,12 @@ class SummaryWorker(JobLeases):
             indexed = index_pending_vectors(self.db)  # left pending by a process that stopped
             if indexed:
                 log.info("worker %s: indexed %d fact vectors left pending", self.owner, indexed)
+            try:
+                digested = self.digester.run_if_due() if self.digester is not None else None
+            except (GraphMemError, OSError) as e:  # e.g. the LLM is down: the next check tries again
+                log.warning("worker %s: the digest failed: %s", self.owner, e)
+            else:
+                done += len(digested.digests) if digested is not None else 0
         return done
 
     def _yield_to_foreground(self) -> None:

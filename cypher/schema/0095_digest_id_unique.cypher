@@ -1,0 +1,1 @@
+CREATE CONSTRAINT digest_id_unique IF NOT EXISTS FOR (d:Digest) REQUIRE d.id IS UNIQUE

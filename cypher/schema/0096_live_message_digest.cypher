@@ -1,0 +1,1 @@
+CREATE INDEX live_message_digest IF NOT EXISTS FOR (m:LiveMessage) ON (m.digestId)
