@@ -40,7 +40,9 @@ def _serve(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as e:
         raise ConfigError(f"graphmem serve needs the 'service' extra: pip install 'graphmem[service]' ({e.name} "
                           "is missing)") from None
+    from ..chat import DigestConfig
     from ..config import Settings
+    from ..facts import make_fact_extractor
 
     if not 0 < args.port < 65536:
         raise ConfigError(f"--port: {args.port} is not a TCP port")
@@ -49,7 +51,8 @@ def _serve(args: argparse.Namespace) -> int:
     if args.token or not is_loopback(args.host):
         token = load_or_create_token(settings.home)
     with open_memory(start=args.start, settings=settings) as mem:
-        app = create_app(mem, ServiceConfig(token=token, cors_origins=tuple(args.cors_origin)))
+        digester = mem.digester(make_fact_extractor(settings), DigestConfig.from_settings(settings))
+        app = create_app(mem, ServiceConfig(token=token, cors_origins=tuple(args.cors_origin)), digester=digester)
         where = f"http://{args.host}:{args.port}"
         print(f"graphmem: serving the memory at {where}/memory (API docs: {where}/docs)", file=sys.stderr)
         if token is not None:

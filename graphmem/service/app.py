@@ -1,7 +1,7 @@
 """The memory service: an ASGI app (FastAPI) over a :class:`~graphmem.memory.GraphMemory`.
 
 ``create_app(memory, config)`` builds it: the JSON API under ``/api`` (facts, search, settings,
-stats, the injection log, sessions; schema at ``/openapi.json``, docs at ``/docs``), the dashboard
+stats, the injection log, sessions, chat rooms and their digest; schema at ``/openapi.json``, docs at ``/docs``), the dashboard
 at ``/memory`` and its live updates at ``/api/events``. The routes are plain ``def`` functions:
 FastAPI runs them on its thread pool, so the synchronous library never blocks the event loop.
 
@@ -22,9 +22,10 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import __version__
+from ..chat import Digester
 from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError, InvalidInput, NotFound
 from ..memory import GraphMemory
-from . import dashboard, routes_facts, routes_memory, routes_sessions
+from . import dashboard, routes_chat, routes_facts, routes_memory, routes_sessions
 from .auth import token_matches
 from .common import FieldError, ServiceConfig, ServiceState, state_of
 from .events import ChangeFeed
@@ -113,9 +114,10 @@ def _install_error_handlers(app: FastAPI) -> None:
 
 
 def create_app(memory: GraphMemory, config: ServiceConfig | None = None, *,
-               marker: Callable[[], Any] | None = None) -> FastAPI:
+               marker: Callable[[], Any] | None = None, digester: Digester | None = None) -> FastAPI:
     """The service over ``memory`` (which the caller owns and closes). ``marker`` overrides the
-    database change marker polled for live updates (default: the ``service/changes`` statement)."""
+    database change marker polled for live updates (default: the ``service/changes`` statement);
+    ``digester`` runs the chat rooms' digest (default: none without an LLM, its status says why)."""
     config = config or ServiceConfig()
 
     def changes() -> Any:
@@ -127,11 +129,13 @@ def create_app(memory: GraphMemory, config: ServiceConfig | None = None, *,
         version=__version__,
         description="Facts, search, settings, injections and sessions of a graphmem memory.",
     )
-    app.state.graphmem = ServiceState(memory, ChangeFeed(marker or changes), config)
+    # without an LLM the digest endpoints say why nothing runs
+    app.state.graphmem = ServiceState(memory, ChangeFeed(marker or changes), digester or memory.digester(None), config)
     _install_error_handlers(app)
     app.include_router(routes_facts.router)
     app.include_router(routes_memory.router)
     app.include_router(routes_sessions.router)
+    app.include_router(routes_chat.router)
     app.include_router(dashboard.router)
 
     @app.get("/api/events", tags=["live"], summary="Server-sent events: one `change` event per memory change")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from fastapi import Request
 
+from ..chat import Digester
 from ..errors import InvalidInput
 from ..memory import GraphMemory
 from .events import ChangeFeed
@@ -26,10 +27,11 @@ class ServiceConfig:
 
 @dataclass
 class ServiceState:
-    """What the routes share: the memory and the change feed."""
+    """What the routes share: the memory, the change feed and the chat rooms' digest."""
 
     memory: GraphMemory
     feed: ChangeFeed
+    digester: Digester
     config: ServiceConfig = field(default_factory=ServiceConfig)
 
 

@@ -318,3 +318,47 @@ def test_serve_off_loopback_needs_the_stored_token(neo4j_target: Neo4jTarget, tm
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_digest_endpoints(database: Database, embedder: LocalEmbedder, namespace: str) -> None:
+    """Status, run and the latest digests: 409 with the reason without an LLM (the messages stay);
+    with one (the local OpenAI-compatible server), the facts are stored and the messages cleared."""
+    from graphmem.chat import DigestConfig
+    from graphmem.facts import FactExtractor
+    from graphmem.providers.retry import RetryPolicy
+
+    from ..fake_openai import FakeOpenAIServer, chat_content
+    from ..support import support_db
+
+    mem = GraphMemory(database, embedder=embedder)
+    room = f"svc-{namespace.rsplit('/', 1)[-1][:12]}-lobby"
+    scope = f"project:{namespace}/chat"
+    try:
+        mem.observe(room, "david", "j'ai déménagé à Toulouse")
+        with serve_in_thread(create_app(mem)) as url, httpx.Client(base_url=url, timeout=TIMEOUT) as http:
+            status = http.get("/api/digest", params={"room": room}).json()
+            assert status["waiting"] == 1 and not status["llm"] and status["reason"].startswith("no LLM configured")
+            body = _error(http.post("/api/digest/run", json={"rooms": [room]}), 409)
+            assert body["field"] == "llm" and "no LLM configured" in body["detail"]
+            assert _error(http.post("/api/digest/run", json={"rooms": [""]}), 400)["field"] == "rooms"
+            assert any(r["room"] == room and r["messages"] == 1 for r in http.get("/api/rooms").json()["rooms"])
+        assert len(mem.live_messages(room)) == 1
+        with FakeOpenAIServer() as fake:
+            fake.script("chat/completions", chat_content(json.dumps({"facts": [
+                {"content": "David lives in Toulouse", "type": "fact", "subjects": ["david"], "ttl": None,
+                 "scope": "global"}]})))
+            extractor = FactExtractor("gpt-4o-mini", api_key=fake.api_key, base_url=fake.base_url,
+                                      retry=RetryPolicy(max_attempts=1))
+            app = create_app(mem, digester=mem.digester(extractor, DigestConfig(scope=scope)))
+            with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=TIMEOUT) as http:
+                assert http.get("/api/digest", params={"room": room}).json()["due"] is True
+                ran = http.post("/api/digest/run", json={"rooms": [room]}).json()
+                assert ran["facts"] == 1 and ran["cleared"] == 1
+                assert ran["digests"][0]["facts"] == ["David lives in Toulouse"]
+                [listed] = http.get("/api/digests", params={"room": room}).json()["digests"]
+                assert listed["state"] == "done" and listed["facts"] == ["David lives in Toulouse"]
+        assert mem.live_messages(room) == []
+        assert [f.content for f in mem.list_facts(scopes=[scope])] == ["David lives in Toulouse"]
+    finally:
+        support_db(database).write("testing/digest_cleanup", prefix=room)
+        mem.deferred.close()
