@@ -47,7 +47,7 @@ sysdeps:
 	fi
 
 lint: $(STAMP)
-	$(BIN)/ruff check graphmem devtools tests
+	$(BIN)/ruff check graphmem devtools tests examples
 	$(BIN)/mypy
 
 unit: $(STAMP)

@@ -99,6 +99,14 @@ class Settings(BaseSettings):
     rollup_threshold_chars: int = 5000
     rollup_growth: float = 4.0
 
+    # --- chat agents (graphmem/chat; ChatConfig) ---
+    chat_root: str = "/graphmem-chat"
+    """The made-up directory under which chat conversations are filed."""
+    chat_session_gap_minutes: float = 15.0
+    """A conversation silent for longer than this continues in a new session."""
+    chat_timezone: str = "UTC"
+    chat_locale: str = "en"
+
     # --- the chat agents' periodic digest (graphmem/chat/digest.py) ---
     digest_hours: str = "2,6,10,14,18,22"
     """The hours of the day at which a digest of the live messages is due (comma-separated)."""

@@ -126,6 +126,7 @@ class GraphMemory:
             embedding_model=settings.embedding_model if embedder is None else None,
             embedding_dimensions=settings.embedding_dimensions if embedder is None else None,
             foreground=ForegroundSignal.for_home(settings.home),
+            chat=ChatConfig.from_settings(settings),
         )
 
     def close(self) -> None:

@@ -17,6 +17,7 @@ from graphmem_devtools.fake_openai import (
     refusal,
     server_error,
     stall,
+    tool_calls,
     unauthorized,
 )
 
@@ -34,5 +35,6 @@ __all__ = [
     "refusal",
     "server_error",
     "stall",
+    "tool_calls",
     "unauthorized",
 ]

@@ -46,6 +46,7 @@ __all__ = [
     "refusal",
     "server_error",
     "stall",
+    "tool_calls",
     "unauthorized",
 ]
 
@@ -78,6 +79,8 @@ class Reply:
     refusal: str | None = None
     """Chat only: a refusal (content null)."""
     finish_reason: str = "stop"
+    tool_calls: list[dict[str, Any]] | None = None
+    """Chat only: the tool calls of the answer (``[{"id", "type": "function", "function": {...}}]``)."""
     fault: str | None = None
     """Set on the replies of the random-failure mode (recorded on the request)."""
 
@@ -121,6 +124,13 @@ def stall(seconds: float) -> Reply:
 def chat_content(content: str, finish_reason: str = "stop") -> Reply:
     """A chat answer with this exact content (e.g. invalid JSON)."""
     return Reply(content=content, finish_reason=finish_reason)
+
+
+def tool_calls(*calls: tuple[str, dict[str, Any]]) -> Reply:
+    """A chat answer that calls tools: ``("store_memory", {"content": ...})`` per call."""
+    return Reply(content=None, finish_reason="tool_calls", tool_calls=[
+        {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+        for i, (name, args) in enumerate(calls)])
 
 
 def refusal(text: str = "I'm sorry, I can't help with that.") -> Reply:
@@ -386,7 +396,7 @@ class FakeOpenAIServer:
         if fmt == "json_object" and not self.json_object_supported:
             return 400, _error(400, "response_format type json_object is not supported", "invalid_request_error")
         content: str | None
-        if reply.refusal is not None:
+        if reply.refusal is not None or reply.tool_calls is not None:
             content = None
         elif reply.content is not None:
             content = reply.content
@@ -401,7 +411,8 @@ class FakeOpenAIServer:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": content, "refusal": reply.refusal},
+                    "message": {"role": "assistant", "content": content, "refusal": reply.refusal,
+                                **({"tool_calls": reply.tool_calls} if reply.tool_calls is not None else {})},
                     "finish_reason": reply.finish_reason,
                     "logprobs": None,
                 }

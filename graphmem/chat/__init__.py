@@ -5,6 +5,7 @@ See :mod:`graphmem.chat.model` for where their data lives in the graph."""
 
 from __future__ import annotations
 
+from .bootstrap import parse_self_file, seed_self
 from .context import ChatContext, chat_context
 from .conversations import (
     Conversation,
@@ -61,9 +62,11 @@ __all__ = [
     "observe",
     "open_conversation",
     "parse_reply",
+    "parse_self_file",
     "recent_digests",
     "render_live",
     "run_digest",
     "search_conversations",
+    "seed_self",
     "store_reply",
 ]

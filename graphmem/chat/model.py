@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from zoneinfo import ZoneInfo
 
+from ..config import Settings
 from ..errors import InvalidInput
 from ..models import clean_text
 
@@ -59,6 +60,16 @@ class ChatConfig:
     @property
     def zone(self) -> ZoneInfo:
         return ZoneInfo(self.timezone)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ChatConfig:
+        """From ``GRAPHMEM_CHAT_ROOT``, ``GRAPHMEM_CHAT_SESSION_GAP_MINUTES``, ``GRAPHMEM_CHAT_TIMEZONE``
+        and ``GRAPHMEM_CHAT_LOCALE``; InvalidInput naming the settings on a bad value."""
+        try:
+            return cls(root=settings.chat_root, session_gap=timedelta(minutes=settings.chat_session_gap_minutes),
+                       timezone=settings.chat_timezone, locale=settings.chat_locale)
+        except InvalidInput as e:
+            raise InvalidInput(f"GRAPHMEM_CHAT_* settings: {e}") from e
 
 
 def encode_name(value: str, what: str) -> str:

@@ -50,6 +50,11 @@ def register(sub: Any) -> None:
     sc.add_argument("--format", choices=["openai", "anthropic"], default="openai")
     sc.set_defaults(handler=_schemas)
 
+    se = verbs.add_parser("seed-self", help="store what an agent knows about itself from a Markdown or JSON file")
+    se.add_argument("agent")
+    se.add_argument("file", help="headings = categories (context, capability, ...), one statement per bullet")
+    se.set_defaults(handler=_seed_self)
+
     tl = verbs.add_parser("tool", help="call one memory tool of an agent, e.g. search_memories '{\"query\": \"x\"}'")
     tl.add_argument("agent")
     tl.add_argument("name")
@@ -118,4 +123,13 @@ def _tool(args: argparse.Namespace) -> int:
     with open_memory() as mem:
         result = mem.chat_tools(args.agent).call(args.name, args.arguments)
     emit_json(result)
+    return 0
+
+
+def _seed_self(args: argparse.Namespace) -> int:
+    from ..chat import seed_self
+
+    with open_memory() as mem:
+        results = seed_self(mem.chat_tools(args.agent), args.file)
+    print(f"{len(results)} self memories seeded for {args.agent}")
     return 0
