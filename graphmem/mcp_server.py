@@ -26,6 +26,8 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from .errors import (
     ConfigError,
     DatabaseUnavailable,
@@ -109,6 +111,34 @@ def _tool_error() -> type[Exception]:
     return cls
 
 
+def _validation_line(e: ValidationError) -> str:
+    """A pydantic validation error of tool arguments as ``field: problem; ...`` (one line)."""
+    by_field: dict[str, list[str]] = {}
+    for err in e.errors():
+        field = str(err["loc"][0]) if err["loc"] else "arguments"
+        msg = " ".join(str(err["msg"]).split())
+        if msg not in by_field.setdefault(field, []):
+            by_field[field].append(msg)
+    return "; ".join(f"{field}: {' or '.join(msgs)}" for field, msgs in by_field.items())
+
+
+def _server_class(base: Any, tool_error: type[Exception]) -> Any:
+    """``base`` (the SDK's server) whose rejected tool arguments come back as one line naming the
+    field, like graphmem's own errors, instead of pydantic's multi-line report."""
+
+    class GraphMemServer(base):  # type: ignore[misc]
+        async def call_tool(self, name: str, arguments: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+            try:
+                return await super().call_tool(name, arguments, *args, **kwargs)
+            except tool_error as e:
+                if isinstance(e.__cause__, ValidationError):
+                    raise tool_error(f"Error executing tool {name}: invalid input: "
+                                     f"{_validation_line(e.__cause__)}") from e.__cause__
+                raise
+
+    return GraphMemServer
+
+
 def _bind(fn: Callable[..., Any], memory: _Memory, tool_error: type[Exception]) -> Callable[..., Any]:
     """``fn(mem, **kwargs)`` as a tool function of ``**kwargs`` (same name, docs and parameters, with
     their ``Annotated`` descriptions and bounds); a :class:`GraphMemError` becomes the SDK's
@@ -160,19 +190,22 @@ def build_server(memory: _Memory | None = None, tools: Iterable[ToolDef] | None 
     except ImportError:  # mcp 1.x
         server_cls = importlib.import_module("mcp.server.fastmcp").FastMCP
 
+    tool_error = _tool_error()
+    server_cls = _server_class(server_cls, tool_error)
     mem = memory or _Memory()
     try:
         server = server_cls("graphmem", instructions=INSTRUCTIONS, version=__version__)
     except TypeError:  # mcp 1.x has no version argument
         server = server_cls("graphmem", instructions=INSTRUCTIONS)
-    tool_error = _tool_error()
     names: set[str] = set()
     for t in tool_defs() if tools is None else tools:
         if t.name in names:
             raise ValueError(f"two MCP tools named {t.name!r}")
         names.add(t.name)
-        hints = ToolAnnotations(title=t.title, readOnlyHint=t.read_only, destructiveHint=t.destructive,
-                                idempotentHint=t.idempotent, openWorldHint=False)
+        # the wire names: mcp 1.x has them as fields, 2.x as aliases of snake_case fields
+        hints = ToolAnnotations.model_validate({
+            "title": t.title, "readOnlyHint": t.read_only, "destructiveHint": t.destructive,
+            "idempotentHint": t.idempotent, "openWorldHint": False})
         server.add_tool(_bind(t.fn, mem, tool_error), name=t.name, description=inspect.getdoc(t.fn),
                         annotations=hints)
     return server
