@@ -12,7 +12,8 @@ Scopes mean the same thing in every tool (:data:`SCOPE_HELP`):
 * ``project:<path>``: the project at ``<path>``;
 * ``global``: for facts, what holds across every project (about the person); for
   ``memory_search``, every stored conversation;
-* ``session``: the latest session of the current project; ``session:<id>``: that session;
+* ``session``: the latest session of the current project; ``session:<id>``: that session (an
+  unknown id is an error);
 * ``directory`` / ``directory:<path>``: one directory (``memory_search`` only: facts have no
   directory scope).
 """
@@ -74,7 +75,7 @@ class Where:
     kind: Literal["global", "project", "directory", "session"]
     value: str | None
     project: str | None
-    """The project the scope lies in (the current one for ``session``), None for ``global``."""
+    """The project the scope lies in (a session's own project), None for ``global``."""
 
 
 def _cwd(cwd: str | None) -> str:
@@ -106,8 +107,8 @@ def resolve_scope(mem: GraphMemory, scope: str, cwd: str | None) -> Where:
         where = _cwd(value if sep else cwd)
         return Where("directory", where, _project(where))
     if kind == "session":
-        if sep:
-            return Where("session", value, _project(cwd))
+        if sep:  # an unknown id is a SessionNotFound
+            return Where("session", value, mem.get_session(value).project_path)
         root = _project(cwd)
         latest = mem.sessions_for_project(root, limit=1)
         if not latest:

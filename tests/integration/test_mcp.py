@@ -166,6 +166,9 @@ def test_mcp_server_over_stdio(
             # not found: the reason, not "Error executing tool"
             missing = _error(await session.call_tool("memory_context", {"message": "x", "session_id": "no-such-id"}))
             assert "session not found: 'no-such-id'" in missing
+            unknown = _error(await session.call_tool("memory_search_facts", {"query": "x",
+                                                                              "scope": "session:no-such-id"}))
+            assert "session not found: 'no-such-id'" in unknown
             nobody = _error(await session.call_tool("memory_store_fact", {
                 "content": "x", "scope": "session", "cwd": f"{namespace}/empty"}))
             assert "no session recorded for project" in nobody
