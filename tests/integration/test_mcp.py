@@ -25,10 +25,16 @@ pytestmark = pytest.mark.integration
 mcp_client = pytest.importorskip("mcp.client.session")
 mcp_stdio = pytest.importorskip("mcp.client.stdio")
 
-CORE_TOOLS = ["memory_search", "memory_context", "recent_sessions", "memory_store_fact", "memory_search_facts",
-              "memory_forget"]
-CHAT_TOOLS = ["chat_search_memories", "chat_search_memories_text", "chat_recent_memories", "chat_store_memory",
-              "chat_forget", "chat_search_self", "chat_store_self", "chat_search_goals", "chat_store_goal"]
+HINTS = {  # tool: (read-only, destructive)
+    "memory_search": (True, False), "memory_context": (True, False), "recent_sessions": (True, False),
+    "memory_store_fact": (False, False), "memory_search_facts": (True, False), "memory_forget": (False, True),
+}
+CHAT_HINTS = {
+    "chat_search_memories": (True, False), "chat_search_memories_text": (True, False),
+    "chat_recent_memories": (True, False), "chat_store_memory": (False, False), "chat_forget": (False, True),
+    "chat_search_self": (True, False), "chat_store_self": (False, False), "chat_search_goals": (True, False),
+    "chat_store_goal": (False, False),
+}
 
 
 def _payload(result: Any) -> dict[str, Any]:
@@ -84,16 +90,21 @@ def test_every_tool_describes_its_parameters_and_declares_its_hints(tmp_path: Pa
     async def body(session: Any) -> None:
         tools = (await session.list_tools()).tools
         names = [t.name for t in tools]
-        assert names == CORE_TOOLS + CHAT_TOOLS  # one name per concept, no bare "forget"
+        assert list(HINTS) == names[: len(HINTS)] and set(CHAT_HINTS) <= set(names), names
+        assert len(set(names)) == len(names)
+        # one name per concept: the chat agent's tools are chat_*, never a bare "forget" next to memory_forget
+        assert not {"forget", "store_memory", "search_memories", "get_recent_memories"} & set(names), names
+        expected = HINTS | CHAT_HINTS
         for t in tools:
             assert t.description, t.name
             schema = t.input_schema if hasattr(t, "input_schema") else t.inputSchema
             for pname, prop in schema["properties"].items():
                 assert prop.get("description"), f"{t.name}.{pname} has no description"
             assert t.annotations is not None, t.name
-            reads = t.name.startswith(("memory_search", "memory_context", "recent_", "chat_search", "chat_recent"))
-            assert _hint(t, "read_only_hint") is reads, t.name
-            assert _hint(t, "destructive_hint") is t.name.endswith("forget"), t.name
+            assert isinstance(_hint(t, "read_only_hint"), bool), t.name
+            assert isinstance(_hint(t, "destructive_hint"), bool), t.name
+            if t.name in expected:
+                assert (_hint(t, "read_only_hint"), _hint(t, "destructive_hint")) == expected[t.name], t.name
         by = {t.name: (t.input_schema if hasattr(t, "input_schema") else t.inputSchema)["properties"] for t in tools}
         assert by["memory_search"]["k"]["minimum"] == 1 and by["memory_search"]["k"]["maximum"] == 50
         assert by["recent_sessions"]["limit"]["maximum"] == 100
