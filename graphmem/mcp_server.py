@@ -6,54 +6,72 @@ Register it with a coding CLI::
     codex mcp add graphmem -- graphmem mcp           # Codex CLI
     gemini mcp add graphmem graphmem mcp             # Gemini CLI
 
-Tools: ``memory_search`` (hybrid search of past turns and summaries), ``memory_context`` (the
-context block for a message), ``recent_sessions`` (the sessions of a directory or project), and,
-from :mod:`graphmem.facts.tools`, ``memory_store_fact``, ``memory_search_facts`` and
-``memory_forget``. Directory arguments default to the server's working directory (the CLIs start
-MCP servers in the project). Neo4j is opened on the first tool call, so listing the tools works
-even while it is down; errors come back as tool errors.
+The tools are defined in :mod:`graphmem.mcp_tools` (:data:`~graphmem.mcp_tools.TOOLS`, and the
+``chat_*`` tools when ``GRAPHMEM_CHAT_AGENT`` is set). Neo4j is opened on the first tool call, so
+listing the tools works while it is down. A graphmem error comes back as the tool's error result
+(``isError``) with one line saying what went wrong: the invalid field, what was not found, or that
+Neo4j is not reachable and how to start it.
 
 Written against ``mcp`` 2.x (``mcp.server.mcpserver.MCPServer``, the successor of v1's
 ``FastMCP``); with ``mcp`` 1.x it falls back to ``mcp.server.fastmcp.FastMCP``, whose
-``tool()``/``add_tool()``/``run()`` have the same shape.
+``add_tool()``/``run()`` and ``ToolError`` have the same shape.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import os
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from .errors import (
+    ConfigError,
+    DatabaseUnavailable,
+    GraphMemError,
+    InvalidInput,
+    InvalidSettings,
+    NotFound,
+)
+from .mcp_tools import TOOLS, ToolDef, chat_tool_defs
 
 if TYPE_CHECKING:
     from .memory import GraphMemory
 
-__all__ = ["INSTRUCTIONS", "build_server", "serve"]
+__all__ = ["INSTRUCTIONS", "build_server", "error_line", "serve", "tool_defs"]
 
 INSTRUCTIONS = (
     "graphmem is the long-term memory of this person's coding sessions (Claude Code, Codex, Gemini CLI, "
     "Aider), stored as a graph in Neo4j. Use memory_search to find what was said or done before (past "
     "turns and summaries), memory_context for the context block relevant to a message, recent_sessions to "
-    "see what happened lately in a directory, and the fact tools to remember durable facts."
+    "see what happened lately in a directory, and the memory_*_fact tools to remember durable facts. "
+    "scope 'project' always means the project the server runs in."
 )
-MAX_TEXT = 2000
 
 
 class _Memory:
-    """The GraphMemory of the server, opened on first use (thread-safe)."""
+    """The GraphMemory of the server, opened on first use (thread-safe); a failed open is retried
+    on the next call, so starting Neo4j later is enough."""
 
     def __init__(self) -> None:
         self._mem: GraphMemory | None = None
         self._lock = threading.Lock()
+        self.where = "the configured Neo4j"
+        """The server the memory talks to, for error messages."""
 
     def get(self) -> GraphMemory:
         with self._lock:
             if self._mem is None:
+                from .config import Settings
                 from .memory import open_memory
 
                 # a bad GRAPHMEM_* value raises InvalidSettings: a one-line tool error
-                self._mem = open_memory()
+                settings = Settings.load()
+                self.where = settings.neo4j_uri or f"bolt://localhost:{settings.bolt_port}"
+                self._mem = open_memory(settings=settings)
             return self._mem
 
     def close(self) -> None:
@@ -63,46 +81,68 @@ class _Memory:
                 self._mem = None
 
 
-def _cut(text: str | None, n: int = MAX_TEXT) -> str | None:
-    if text is None or len(text) <= n:
-        return text
-    return text[:n] + f" [... {len(text) - n} more chars]"
+def error_line(e: GraphMemError, where: str) -> str:
+    """One line for the agent: what went wrong and, for an unreachable Neo4j, how to fix it."""
+    text = " ".join(str(e).split()) or type(e).__name__
+    first = str(e).strip().splitlines()[0].strip() if str(e).strip() else type(e).__name__
+    if isinstance(e, InvalidSettings):
+        return f"invalid setting {'; '.join(e.problems)}"
+    if isinstance(e, DatabaseUnavailable):
+        if "graphmem db up" in first:  # the managed server is not running
+            return first
+        if "credentials" in first:
+            return f"Neo4j at {where} refused the credentials: check GRAPHMEM_NEO4J_USER and GRAPHMEM_NEO4J_PASSWORD"
+        return (f"Neo4j is not reachable at {where}: start it with `graphmem db up` "
+                "(or fix GRAPHMEM_NEO4J_URI if it points at your own server)")
+    if isinstance(e, InvalidInput):
+        return f"invalid input: {text}"
+    if isinstance(e, NotFound):
+        return text if "not found" in text.lower() else f"not found: {text}"
+    if isinstance(e, ConfigError):
+        return f"configuration: {text}"
+    return text
 
 
-def _cwd(cwd: str | None) -> str:
-    from .paths import normalize_cwd
-
-    return normalize_cwd(cwd or os.getcwd())
-
-
-def _scope(scope: str, cwd: str | None) -> str:
-    from .paths import find_project_root
-
-    s = scope.strip() or "project"
-    if s == "project":
-        return f"project:{find_project_root(_cwd(cwd))}"
-    if s == "directory":
-        return f"directory:{_cwd(cwd)}"
-    return s  # "everything", "session:<id>", "directory:<path>", "project:<path>"
+def _tool_error() -> type[Exception]:
+    try:
+        cls: type[Exception] = importlib.import_module("mcp.server.mcpserver.exceptions").ToolError
+    except ImportError:  # mcp 1.x
+        cls = importlib.import_module("mcp.server.fastmcp.exceptions").ToolError
+    return cls
 
 
-def _hit(h: Any) -> dict[str, Any]:
-    d: dict[str, Any] = {
-        "kind": h.kind, "id": h.id, "level": h.level, "relevance": round(h.relevance, 4),
-        "score": round(h.score, 6), "session_id": h.session_id, "cwd": h.cwd,
-        "timestamp": h.timestamp.isoformat() if h.timestamp else None, "when": h.relative_time,
-    }
-    if h.kind == "turn":
-        d.update(index=h.index, user_message=_cut(h.user_message), assistant_message=_cut(h.assistant_message),
-                 tools=h.tools)
-    else:
-        d.update(text=_cut(h.text), key_findings=h.key_findings, files_mentioned=h.files_mentioned,
-                 topics=h.topics)
-    return d
+def _validation_line(e: ValidationError) -> str:
+    """A pydantic validation error of tool arguments as ``field: problem; ...`` (one line)."""
+    by_field: dict[str, list[str]] = {}
+    for err in e.errors():
+        field = str(err["loc"][0]) if err["loc"] else "arguments"
+        msg = " ".join(str(err["msg"]).split())
+        if msg not in by_field.setdefault(field, []):
+            by_field[field].append(msg)
+    return "; ".join(f"{field}: {' or '.join(msgs)}" for field, msgs in by_field.items())
 
 
-def _bind(fn: Callable[..., Any], memory: _Memory) -> Callable[..., Any]:
-    """``fn(mem, **kwargs)`` as a tool function of ``**kwargs`` (same name, docs and parameters)."""
+def _server_class(base: Any, tool_error: type[Exception]) -> Any:
+    """``base`` (the SDK's server) whose rejected tool arguments come back as one line naming the
+    field, like graphmem's own errors, instead of pydantic's multi-line report."""
+
+    class GraphMemServer(base):  # type: ignore[misc]
+        async def call_tool(self, name: str, arguments: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+            try:
+                return await super().call_tool(name, arguments, *args, **kwargs)
+            except tool_error as e:
+                if isinstance(e.__cause__, ValidationError):
+                    raise tool_error(f"Error executing tool {name}: invalid input: "
+                                     f"{_validation_line(e.__cause__)}") from e.__cause__
+                raise
+
+    return GraphMemServer
+
+
+def _bind(fn: Callable[..., Any], memory: _Memory, tool_error: type[Exception]) -> Callable[..., Any]:
+    """``fn(mem, **kwargs)`` as a tool function of ``**kwargs`` (same name, docs and parameters, with
+    their ``Annotated`` descriptions and bounds); a :class:`GraphMemError` becomes the SDK's
+    ``ToolError`` carrying :func:`error_line`, which the client receives as an ``isError`` result."""
     sig = inspect.signature(fn)
     params = list(sig.parameters.values())[1:]
     hints = {}
@@ -117,7 +157,10 @@ def _bind(fn: Callable[..., Any], memory: _Memory) -> Callable[..., Any]:
         ret = eval(ret, fn.__globals__)
 
     def tool(**kwargs: Any) -> Any:
-        return fn(memory.get(), **kwargs)
+        try:
+            return fn(memory.get(), **kwargs)
+        except GraphMemError as e:
+            raise tool_error(error_line(e, memory.where)) from e
 
     tool.__name__ = fn.__name__
     tool.__doc__ = fn.__doc__
@@ -126,9 +169,18 @@ def _bind(fn: Callable[..., Any], memory: _Memory) -> Callable[..., Any]:
     return tool
 
 
-def build_server(memory: _Memory | None = None) -> Any:
+def tool_defs() -> list[ToolDef]:
+    """The tools this process serves: :data:`~graphmem.mcp_tools.TOOLS`, plus the chat agent's
+    ``chat_*`` tools when ``GRAPHMEM_CHAT_AGENT`` is set."""
+    defs = list(TOOLS)
+    if os.environ.get("GRAPHMEM_CHAT_AGENT"):
+        defs += chat_tool_defs()
+    return defs
+
+
+def build_server(memory: _Memory | None = None, tools: Iterable[ToolDef] | None = None) -> Any:
     """The MCP server with graphmem's tools (not started)."""
-    import importlib
+    from mcp.types import ToolAnnotations
 
     from . import __version__
 
@@ -138,82 +190,24 @@ def build_server(memory: _Memory | None = None) -> Any:
     except ImportError:  # mcp 1.x
         server_cls = importlib.import_module("mcp.server.fastmcp").FastMCP
 
+    tool_error = _tool_error()
+    server_cls = _server_class(server_cls, tool_error)
     mem = memory or _Memory()
     try:
         server = server_cls("graphmem", instructions=INSTRUCTIONS, version=__version__)
     except TypeError:  # mcp 1.x has no version argument
         server = server_cls("graphmem", instructions=INSTRUCTIONS)
-
-    def memory_search(
-        query: str,
-        scope: str = "project",
-        cwd: str | None = None,
-        k: int = 10,
-        mode: Literal["hybrid", "semantic", "text"] = "hybrid",
-        levels: list[int] | None = None,
-    ) -> dict[str, Any]:
-        """Search past conversation turns (level 0) and their summaries (levels 1+).
-        scope: "project" (the git root of cwd, default), "directory" (cwd only), "everything",
-        "session:<id>", "directory:<path>" or "project:<path>". cwd defaults to the server's directory.
-        mode: hybrid (vector + full-text, default), semantic or text. Returns the hits, best first."""
-        res = mem.get().search(query, scope=_scope(scope, cwd), k=max(1, min(int(k), 50)), mode=mode,
-                               levels=tuple(levels) if levels else (0, 1, 2, 3))
-        return {"query": res.query, "scope": res.scope, "mode": res.effective_mode, "warnings": res.warnings,
-                "hits": [_hit(h) for h in res.hits]}
-
-    def memory_context(message: str, session_id: str | None = None, cwd: str | None = None) -> dict[str, Any]:
-        """The context block graphmem would give an agent before it answers `message`: relevant past
-        turns and summaries of the project, and recent level-1 summaries. Uses `session_id` if given,
-        else the latest session of cwd's project (cwd defaults to the server's directory)."""
-        from .paths import find_project_root
-        from .retrieval import ContextConfig
-
-        m = mem.get()
-        sid = session_id
-        if sid is None:
-            sessions = m.sessions_for_project(find_project_root(_cwd(cwd)), limit=1)
-            if not sessions:
-                return {"session_id": None, "text": "", "note": "no sessions for this project yet"}
-            sid = sessions[0].id
-        block = m.build_context(sid, message, config=ContextConfig(budget_chars=9800))
-        return {"session_id": sid, "text": block.text, "chars": block.chars, "warnings": block.warnings}
-
-    def recent_sessions(cwd: str | None = None, limit: int = 10, project: bool = True) -> dict[str, Any]:
-        """The latest sessions (newest first) of cwd's project (git root), or of cwd itself with
-        project=false; cwd defaults to the server's directory. Each has its agent, turn count, last
-        activity and last message."""
-        from .paths import find_project_root
-
-        m = mem.get()
-        where = _cwd(cwd)
-        limit = max(1, min(int(limit), 100))
-        rows = (m.sessions_for_project(find_project_root(where), limit=limit) if project
-                else m.sessions_for(where, limit=limit))
-        return {
-            "cwd": where,
-            "sessions": [
-                {"id": s.id, "agent": s.agent, "title": s.title, "cwd": s.cwd, "project_path": s.project_path,
-                 "turn_count": s.turn_count, "started_at": s.started_at.isoformat(),
-                 "last_activity_at": s.last_activity_at.isoformat(), "last_message": s.last_message}
-                for s in rows
-            ],
-        }
-
-    for tool in (memory_search, memory_context, recent_sessions):
-        server.add_tool(tool)
-    fact_tools: dict[str, Any] = {}
-    try:
-        from .facts.tools import TOOLS
-
-        fact_tools.update(TOOLS)
-    except ImportError:  # facts not part of this build
-        pass
-    if os.environ.get("GRAPHMEM_CHAT_AGENT"):  # a chat agent's memory tools (graphmem.chat.tools), opt-in
-        from .chat.tools import MCP_TOOLS
-
-        fact_tools.update(MCP_TOOLS)
-    for name, fn in fact_tools.items():
-        server.add_tool(_bind(fn, mem), name=name, description=inspect.getdoc(fn))
+    names: set[str] = set()
+    for t in tool_defs() if tools is None else tools:
+        if t.name in names:
+            raise ValueError(f"two MCP tools named {t.name!r}")
+        names.add(t.name)
+        # the wire names: mcp 1.x has them as fields, 2.x as aliases of snake_case fields
+        hints = ToolAnnotations.model_validate({
+            "title": t.title, "readOnlyHint": t.read_only, "destructiveHint": t.destructive,
+            "idempotentHint": t.idempotent, "openWorldHint": False})
+        server.add_tool(_bind(t.fn, mem, tool_error), name=t.name, description=inspect.getdoc(t.fn),
+                        annotations=hints)
     return server
 
 

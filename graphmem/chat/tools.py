@@ -25,7 +25,9 @@ import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Annotated, Any, Literal, Protocol
+
+from pydantic import Field
 
 from ..db import Database, DeferredWrites
 from ..embedding import Embedder
@@ -219,63 +221,99 @@ def _agent(agent: str | None) -> str:
     return agent or os.environ.get("GRAPHMEM_CHAT_AGENT") or "assistant"
 
 
-def search_memories(mem: ToolHost, query: str, agent: str | None = None) -> dict[str, Any]:
+_Query = Annotated[str, Field(min_length=1, description="What to look for, in natural language.")]
+_Content = Annotated[str, Field(min_length=1, description="One self-contained statement.")]
+_Agent = Annotated[str | None, Field(description="The chat agent whose memory this is; default: "
+                                     "$GRAPHMEM_CHAT_AGENT, else 'assistant'.")]
+
+
+def search_memories(mem: ToolHost, query: _Query, agent: _Agent = None) -> dict[str, Any]:
     """Search the chat agent's memories about the users by meaning: top 10 with scores, no threshold."""
     return mem.chat_tools(_agent(agent)).search_memories(query)
 
 
-def get_recent_memories(mem: ToolHost, limit: int = 10, agent: str | None = None) -> dict[str, Any]:
-    """The chat agent's most recently stored memories (limit 1-20), newest first."""
+def get_recent_memories(
+    mem: ToolHost,
+    limit: Annotated[int, Field(ge=1, le=20, description="How many (1-20).")] = 10,
+    agent: _Agent = None,
+) -> dict[str, Any]:
+    """The chat agent's most recently stored memories, newest first."""
     return mem.chat_tools(_agent(agent)).get_recent_memories(limit)
 
 
-def store_memory(mem: ToolHost, content: str, subjects: list[str] | None = None, ttl: str | None = None,
-                 agent: str | None = None) -> dict[str, Any]:
-    """Remember a fact about a user or their people; a similar memory is updated. ttl: null or "7d"."""
+def store_memory(
+    mem: ToolHost,
+    content: _Content,
+    subjects: Annotated[list[str] | None, Field(
+        description="Flat lower-case tags, e.g. [\"mickael\", \"injury\"].")] = None,
+    ttl: Annotated[str | None, Field(description="null for a durable memory, or a duration such as \"7d\".")] = None,
+    agent: _Agent = None,
+) -> dict[str, Any]:
+    """Remember a fact about a user or their people; a similar memory is updated, not duplicated."""
     return mem.chat_tools(_agent(agent)).store_memory(content, subjects, ttl)
 
 
-def search_memories_text(mem: ToolHost, query: str, agent: str | None = None) -> dict[str, Any]:
+def search_memories_text(
+    mem: ToolHost,
+    query: Annotated[str, Field(min_length=1, description="A word, name or phrase.")],
+    agent: _Agent = None,
+) -> dict[str, Any]:
     """Search the chat agent's memories for an exact word or name."""
     return mem.chat_tools(_agent(agent)).search_memories_text(query)
 
 
-def forget_memories(mem: ToolHost, topic: str, agent: str | None = None) -> dict[str, Any]:
+def forget_memories(
+    mem: ToolHost,
+    topic: Annotated[str, Field(min_length=1, description="The topic, name or memory id.")],
+    agent: _Agent = None,
+) -> dict[str, Any]:
     """Forget every memory of the chat agent about a topic (or one memory by id)."""
     return mem.chat_tools(_agent(agent)).forget(topic)
 
 
-def search_self(mem: ToolHost, query: str, agent: str | None = None) -> dict[str, Any]:
+def search_self(mem: ToolHost, query: _Query, agent: _Agent = None) -> dict[str, Any]:
     """Search what the chat agent knows about itself."""
     return mem.chat_tools(_agent(agent)).search_self(query)
 
 
-def store_self(mem: ToolHost, content: str, category: str, agent: str | None = None) -> dict[str, Any]:
-    """Remember something about the chat agent itself (category: context, capability, limitation,
-    preference, relation)."""
+def store_self(
+    mem: ToolHost,
+    content: _Content,
+    category: Annotated[Literal["context", "capability", "limitation", "preference", "relation"], Field(
+        description="What about itself this is.")],
+    agent: _Agent = None,
+) -> dict[str, Any]:
+    """Remember something about the chat agent itself."""
     return mem.chat_tools(_agent(agent)).store_self(content, category)
 
 
-def search_goals(mem: ToolHost, query: str, agent: str | None = None) -> dict[str, Any]:
+def search_goals(mem: ToolHost, query: _Query, agent: _Agent = None) -> dict[str, Any]:
     """Search the chat agent's goals."""
     return mem.chat_tools(_agent(agent)).search_goals(query)
 
 
-def store_goal(mem: ToolHost, content: str, category: str, agent: str | None = None) -> dict[str, Any]:
-    """Remember a goal of the chat agent (category: capability_request, understanding, connection)."""
+def store_goal(
+    mem: ToolHost,
+    content: _Content,
+    category: Annotated[Literal["capability_request", "understanding", "connection"], Field(
+        description="What kind of goal this is.")],
+    agent: _Agent = None,
+) -> dict[str, Any]:
+    """Remember a goal of the chat agent."""
     return mem.chat_tools(_agent(agent)).store_goal(content, category)
 
 
 MCP_TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
-    "search_memories": search_memories,
-    "get_recent_memories": get_recent_memories,
-    "store_memory": store_memory,
-    "search_memories_text": search_memories_text,
-    "forget": forget_memories,
-    "search_self": search_self,
-    "store_self": store_self,
-    "search_goals": search_goals,
-    "store_goal": store_goal,
+    "chat_search_memories": search_memories,
+    "chat_search_memories_text": search_memories_text,
+    "chat_recent_memories": get_recent_memories,
+    "chat_store_memory": store_memory,
+    "chat_forget": forget_memories,
+    "chat_search_self": search_self,
+    "chat_store_self": store_self,
+    "chat_search_goals": search_goals,
+    "chat_store_goal": store_goal,
 }
-"""Tool name -> function ``(memory, **arguments)``, for the MCP server; ``agent`` defaults to
-``$GRAPHMEM_CHAT_AGENT`` or ``assistant``."""
+"""MCP tool name -> function ``(memory, **arguments)``, served by ``graphmem mcp`` when
+``GRAPHMEM_CHAT_AGENT`` is set; ``agent`` defaults to ``$GRAPHMEM_CHAT_AGENT`` or ``assistant``.
+The ``chat_`` prefix keeps them apart from the ``memory_*`` tools of the person's coding memory."""

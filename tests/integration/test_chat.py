@@ -18,7 +18,7 @@ import anyio
 import pytest
 
 from graphmem import Database, GraphMemory
-from graphmem.chat import TOOL_SPECS, ChatConfig, ChatTools, clear_live, parse_reply, store_reply
+from graphmem.chat import MCP_TOOLS, TOOL_SPECS, ChatConfig, ChatTools, clear_live, parse_reply, store_reply
 from graphmem.chat.model import DEFAULT_ROOT
 from graphmem.embedding import LocalEmbedder
 from graphmem.errors import InvalidInput
@@ -319,14 +319,14 @@ def test_memory_tools_over_mcp(neo4j_target: Neo4jTarget, database: Database, tm
         async with mcp_stdio.stdio_client(params) as (read, write), mcp_client.ClientSession(read, write) as session:
             await session.initialize()
             names = {t.name for t in (await session.list_tools()).tools}
-            assert {t.name for t in TOOL_SPECS} <= names
-            stored = payload(await session.call_tool("store_memory", {
+            assert set(MCP_TOOLS) <= names and not {t.name for t in TOOL_SPECS} & names  # all named chat_*
+            stored = payload(await session.call_tool("chat_store_memory", {
                 "content": "David habite à Ordizan", "subjects": ["david"], "ttl": None}))
             assert stored["action"] == "inserted"
-            payload(await session.call_tool("store_self", {"content": "Je suis un chat", "category": "context"}))
-            found = payload(await session.call_tool("search_memories", {"query": "où habite David"}))
+            payload(await session.call_tool("chat_store_self", {"content": "Je suis un chat", "category": "context"}))
+            found = payload(await session.call_tool("chat_search_memories", {"query": "où habite David"}))
             assert [m["content"] for m in found["memories"]] == ["David habite à Ordizan"]
-            me = payload(await session.call_tool("search_self", {"query": "qui suis-je"}))
+            me = payload(await session.call_tool("chat_search_self", {"query": "qui suis-je"}))
             assert [m["content"] for m in me["memories"]] == ["Je suis un chat"]
 
     try:

@@ -45,3 +45,15 @@ def test_wheel_ships_no_development_tools(wheel_names: set[str]) -> None:
         if any(word in n for word in scaffolding) or "/check/tamper_" in n or not n.startswith(("graphmem/", "graphmem-"))
     )
     assert not leaked, leaked
+
+
+def test_the_mcp_sdk_is_a_core_dependency() -> None:
+    """`graphmem mcp` works after a plain `pip install graphmem`: the SDK is no extra."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    core = [d for d in project["dependencies"] if d.split(">")[0].split("<")[0].split("=")[0].strip() == "mcp"]
+    assert core, project["dependencies"]
+    extras = {name: deps for name, deps in project["optional-dependencies"].items()
+              if any(d.startswith("mcp") for d in deps)}
+    assert not extras, extras

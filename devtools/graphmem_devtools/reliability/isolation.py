@@ -728,7 +728,7 @@ def _check_mcp(w: _World, cfg: IsolationConfig, ck: _Checker, rep: IsolationRepo
                 vis = ck.visible_fact_keys(s.id)
                 fp = w.project_markers.get(w.twins[s.project], "")
                 out = await call("memory_search_facts", {"query": f"{FACT_QUERY} {fp}", "limit": 50,
-                                                         "project_path": s.project, "session_id": s.id})
+                                                         "scope": f"session:{s.id}"})
                 for f in out["facts"]:
                     ck.fact(f"mcp memory_search_facts {s.id!r}", f["id"], f["scope_key"], vis, f["content"])
             # writing tools last: a near-identical fact stored in every project must stay in it, and
@@ -736,7 +736,7 @@ def _check_mcp(w: _World, cfg: IsolationConfig, ck: _Checker, rep: IsolationRepo
             for p in sorted(set(w.dirs.values()))[: cfg.mcp_dirs or None]:
                 out = await call("memory_store_fact", {
                     "content": f"Decision: the release train for this project leaves on Tuesdays "
-                               f"(marker {w.project_markers[p]})", "scope": "project", "project_path": p,
+                               f"(marker {w.project_markers[p]})", "scope": f"project:{p}",
                     "type": "decision"})
                 rep.items["mcp fact"] += 1
                 w.facts[out["fact"]["id"]] = out["fact"]["scope_key"]
@@ -745,7 +745,7 @@ def _check_mcp(w: _World, cfg: IsolationConfig, ck: _Checker, rep: IsolationRepo
             for s in sessions[: max(1, len(sessions) // 4)]:
                 vis = ck.visible_fact_keys(s.id)
                 fp = w.project_markers.get(w.twins[s.project], "")
-                out = await call("memory_forget", {"topic_or_id": fp, "project_path": s.project, "session_id": s.id})
+                out = await call("memory_forget", {"topic_or_id": fp, "scope": f"session:{s.id}"})
                 for f in out["removed"]:
                     ck.fact(f"mcp memory_forget {s.id!r}", f["id"], f["scope_key"], vis, f["content"])
 
