@@ -20,6 +20,7 @@ from graphmem.facts import get_retrieval, list_retrievals
 from graphmem.integrations import parse_claude_code
 from graphmem.runtime.spool import Spool
 from tests.conftest import Neo4jTarget
+from tests.data import codex_rollout, gemini_chat
 from tests.integration.test_hooks import (
     claude_file,
     closed_port,
@@ -255,3 +256,34 @@ def test_installed_hook_command_carries_the_install_settings(
     assert not bare.startswith("env ") and command.endswith(" " + bare)
     data = json.loads(settings.read_text())
     assert {h["command"] for e in data["hooks"].values() for g in e for h in g["hooks"]} == {bare}
+
+
+def test_codex_pre_compact_and_gemini_session_end_store_every_turn(
+    neo4j_target: Neo4jTarget, memory: GraphMemory, namespace: str, home: Path, tmp_path: Path  # noqa: F811
+) -> None:
+    env = hook_env(neo4j_target, home)
+    # Codex: no Stop ran; /compact stores the rollout (Codex has no SessionEnd hook)
+    rollout = codex_rollout.generate(n_turns=6)
+    csid = str(uuid.uuid4())
+    ccwd = f"{namespace}/weather-service"
+    cpath = tmp_path / f"rollout-2025-06-02T09-00-00-{csid}.jsonl"
+    cpath.write_text(rollout.text(with_partial=False).replace(codex_rollout.SESSION_ID, csid)
+                     .replace(codex_rollout.CWD, ccwd), encoding="utf-8")
+    r = run_hook(env, "codex", {"session_id": csid, "transcript_path": str(cpath), "cwd": ccwd,
+                                "hook_event_name": "PreCompact", "trigger": "manual", "turn_id": "t-9",
+                                "model": "gpt-5-codex"})
+    assert r.returncode == 0 and r.stdout == "", r.stderr
+    stored = memory.load_session(csid).turns
+    assert [t.user_message for t in stored] == [e.user_message for e in rollout.kept_turns()]
+
+    # Gemini: no AfterAgent ran; SessionEnd stores the chat file
+    chat = gemini_chat.generate(n_turns=6)
+    gsid = str(uuid.uuid4())
+    gcwd = f"{namespace}/orders"
+    gpath = tmp_path / "session-2025-06-02T09-00-gemini.json"
+    gpath.write_text(chat.legacy_json().replace(gemini_chat.SESSION_ID, gsid), encoding="utf-8")
+    r = run_hook(env, "gemini", {"session_id": gsid, "transcript_path": str(gpath), "cwd": gcwd,
+                                 "hook_event_name": "SessionEnd", "reason": "exit",
+                                 "timestamp": "2025-06-02T10:00:00Z"})
+    assert r.returncode == 0 and r.stdout == "", r.stderr
+    assert source_ids(memory, gsid) == [e.source_id for e in chat.kept_turns()]
