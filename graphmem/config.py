@@ -24,6 +24,7 @@ __all__ = [
     "LTS_NEO4J_VERSION",
     "Settings",
     "default_home",
+    "hook_environment",
     "is_settings_error",
     "settings_problems",
 ]
@@ -235,3 +236,42 @@ def settings_problems(error: ValidationError, environ: Mapping[str, str] | None 
         if text not in problems:
             problems.append(text)
     return problems
+
+
+HOOK_KNOBS = (
+    "GRAPHMEM_WORKTREES", "GRAPHMEM_LOCALE", "GRAPHMEM_HOOK_BRIEF", "GRAPHMEM_HOOK_VECTOR_DEDUP",
+    "GRAPHMEM_HOOK_BUDGET", "GRAPHMEM_HOOK_STOP_BUDGET", "GRAPHMEM_HOOK_DAEMON", "GRAPHMEM_DAEMON_IDLE",
+    "GRAPHMEM_DAEMON_WORKER",
+)
+"""Variables read by the hook path itself (not :class:`Settings` fields) that a hook carries."""
+_NOT_CARRIED = ("worker_test_delay_seconds",)
+
+
+def hook_environment(environ: Mapping[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
+    """The settings a hook command must carry to behave like the installing shell: every variable
+    of ``environ`` (default: this process's) that sets a :class:`Settings` field or a hook knob
+    (:data:`HOOK_KNOBS`), in a stable order, ``GRAPHMEM_HOME`` made absolute (hooks run in other
+    directories). Returns (carried, left out): a password, key, secret or token is never carried
+    (it would be written into the CLI's settings file in clear); its name is in the second list."""
+    env = os.environ if environ is None else environ
+    upper = {k.upper(): k for k in env}
+    carried: dict[str, str] = {}
+    left_out: list[str] = []
+    for name in Settings.model_fields:
+        if name in _NOT_CARRIED:
+            continue
+        for var in _env_names(name):
+            key = upper.get(var.upper())
+            if key is None or not env[key]:
+                continue
+            if _is_secret(name):
+                left_out.append(key)
+            elif key not in carried:
+                carried[key] = env[key]
+            break  # the first one set is the one pydantic-settings reads
+    for var in HOOK_KNOBS:
+        if env.get(var):
+            carried[var] = env[var]
+    if "GRAPHMEM_HOME" in carried:
+        carried["GRAPHMEM_HOME"] = os.path.abspath(os.path.expanduser(carried["GRAPHMEM_HOME"]))
+    return dict(sorted(carried.items())), left_out

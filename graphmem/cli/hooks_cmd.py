@@ -15,7 +15,7 @@ from typing import Any
 
 from .common import add_json_flag, emit_json, print_table
 
-__all__ = ["TOOLS", "default_hook_command", "register"]
+__all__ = ["TOOLS", "default_hook_command", "register", "with_environment"]
 
 TOOLS = ("claude-code", "codex", "gemini")
 """The CLIs whose hooks graphmem installs."""
@@ -39,6 +39,20 @@ def default_hook_command(tool: str, *, portable: bool = False) -> str:
         found = shutil.which("graphmem")
         prog = found if found else "graphmem"
     return f"{shlex.quote(prog)} hook {tool}"
+
+
+def with_environment(command: str, environ: dict[str, str] | None = None) -> tuple[str, list[str]]:
+    """``command`` prefixed with ``env NAME=value ...`` for the settings of ``environ`` (default:
+    this process's) that the hook must carry (:func:`graphmem.config.hook_environment`): a CLI runs
+    its hooks in its own environment, where ``GRAPHMEM_HOME`` or ``GRAPHMEM_NEO4J_URI`` may be unset.
+    Returns (command, the secret variables left out)."""
+    from ..config import hook_environment
+
+    carried, left_out = hook_environment(environ)
+    if not carried:
+        return command, left_out
+    assignments = " ".join(shlex.quote(f"{k}={v}") for k, v in carried.items())
+    return f"env {assignments} {command}", left_out
 
 
 def register(sub: Any) -> None:
@@ -69,6 +83,9 @@ def register(sub: Any) -> None:
                            help="write `<graphmem> hook <tool>` instead of the faster python -S form")
             v.add_argument("--timeout", type=int, default=30, help="the CLI's own timeout for our hook, in seconds")
             v.add_argument("--no-session-start", action="store_true", help="do not add the SessionStart brief")
+            v.add_argument("--no-env", action="store_true",
+                           help="do not carry this shell's GRAPHMEM_*/NEO4J_* settings in the hook command "
+                           "(by default they are written as `env NAME=value ...` before it; never a password)")
         add_json_flag(v)
         v.set_defaults(handler=_hooks_install if verb == "install" else _hooks_uninstall)
 
@@ -126,6 +143,9 @@ def _hooks_install(args: argparse.Namespace) -> int:
     hook_file = HOOK_FILES[args.tool]
     project = _project_dir(args)
     command = args.command or default_hook_command(args.tool, portable=args.portable)
+    left_out: list[str] = []
+    if not args.command and not args.no_env:
+        command, left_out = with_environment(command)
     path = Path(args.settings) if args.settings else _settings_path(args.tool, args.scope, project)
     events = hook_file.events
     if args.no_session_start:
@@ -137,10 +157,13 @@ def _hooks_install(args: argparse.Namespace) -> int:
     result = hook_file.install(str(path), command, args.scope, project_dir=project, timeout=args.timeout,
                                events=events)
     if args.json:
-        emit_json({**result.model_dump(), "command": command, "tool": args.tool})
+        emit_json({**result.model_dump(), "command": command, "tool": args.tool, "secrets_left_out": left_out})
         return 0
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
+    if left_out:
+        print(f"note: {', '.join(left_out)} not written to {result.path} (secrets stay out of hook files): "
+              "set it in the environment the CLI runs in", file=sys.stderr)
     if result.changed:
         print(f"installed graphmem hooks ({', '.join(result.added)}) in {result.path}")
     else:

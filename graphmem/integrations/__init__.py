@@ -5,7 +5,8 @@
   source's own ids (re-import adds nothing), plus incremental reading for Stop hooks
   (:func:`read_new`); transcript and turns hold the machinery every format shares;
 * redaction: :func:`redact`, :func:`redact_turn` replace secrets with ``[REDACTED:<kind>]``;
-* hooks: stdin models, context output rendering, opt-out rules;
+* hooks: stdin models, context output rendering, opt-out rules; prompt_commands: the memory
+  commands a prompt may start with (``remember:``, ``#forget``);
 * hook_files: install/uninstall graphmem's hooks in the CLIs' hook files (settings.json, hooks.json).
 """
 
@@ -58,6 +59,7 @@ from .hooks import (
     should_capture,
     truncate_context,
 )
+from .prompt_commands import PromptCommand, parse_prompt_command
 from .transcript import (
     COMPACTION_MARKER,
     CONTEXT_CLOSE,
@@ -87,6 +89,7 @@ __all__ = [
     "HookInput",
     "ImportedSession",
     "InstallResult",
+    "PromptCommand",
     "ReadCursor",
     "ReadOptions",
     "Redactor",
@@ -111,6 +114,7 @@ __all__ = [
     "parse_codex",
     "parse_gemini",
     "parse_hook_input",
+    "parse_prompt_command",
     "parse_transcript",
     "read_new",
     "read_new_claude_code",

@@ -10,11 +10,15 @@ Based on:
   to 10,000 characters arrive whole, longer text is cut to a preview).
 * Codex CLI (``codex-rs/hooks/schema/generated/*.schema.json``): the same field names plus
   ``turn_id`` and ``model``; ``Stop`` adds ``last_assistant_message``; ``UserPromptSubmit`` and
-  ``SessionStart`` accept the same ``hookSpecificOutput`` object.
+  ``SessionStart`` accept the same ``hookSpecificOutput`` object; ``PreCompact`` adds ``trigger``
+  (``manual``/``auto``); there is no session-end event.
 * Gemini CLI (``docs/hooks/reference.md``): base fields ``session_id``, ``transcript_path``,
   ``cwd``, ``hook_event_name``, ``timestamp``; ``BeforeAgent`` (≈ UserPromptSubmit) has
   ``prompt`` and accepts ``hookSpecificOutput.additionalContext``; ``AfterAgent`` (≈ Stop) has
-  ``prompt``, ``prompt_response``, ``stop_hook_active``; ``SessionStart`` has ``source``.
+  ``prompt``, ``prompt_response``, ``stop_hook_active``; ``SessionStart`` has ``source``;
+  ``SessionEnd`` has ``reason``; ``PreCompress`` has ``trigger`` (``manual``/``auto``).
+* Claude Code ``SessionEnd`` adds ``reason``; ``PreCompact`` adds ``trigger`` (``manual``/``auto``)
+  and ``custom_instructions``.
 
 Injected context is wrapped in ``<graphmem-context>`` tags so importers can drop it from
 prompts. Opt-out: a ``.graphmem-ignore`` file in the working directory or any parent up to the
@@ -131,6 +135,8 @@ class CodexHookInput(HookInput):
     """Codex CLI hook input."""
 
     turn_id: str | None = None
+    trigger: str | None = None
+    """PreCompact: ``manual`` or ``auto``."""
     model: str | None = None
     last_assistant_message: str | None = None
 

@@ -11,7 +11,8 @@ path does not need.
 * ``UserPromptSubmit`` / ``BeforeAgent`` / ``SessionStart``: the budget is
   ``GRAPHMEM_HOOK_BUDGET`` seconds (default 1.5) from process start. Past it, or on any failure,
   nothing is printed and the exit code is 0: the person's prompt is never blocked.
-* ``Stop`` / ``AfterAgent``: the new transcript records are ingested (budget
+* ``Stop`` / ``AfterAgent`` / ``SessionEnd`` / ``PreCompact`` / ``PreCompress``: the new
+  transcript records are ingested (budget
   ``GRAPHMEM_HOOK_STOP_BUDGET``, default 20 s; the daemon finishes the work even if the client
   gives up waiting).
 
@@ -82,7 +83,7 @@ DEFAULT_STOP_BUDGET = 20.0
 TOOLS = ("claude-code", "codex", "gemini")
 _TOOL_ALIASES = {"claude": "claude-code", "claude_code": "claude-code", "gemini-cli": "gemini", "codex-cli": "codex"}
 _PROMPT_EVENTS = ("userpromptsubmit", "beforeagent", "prompt")
-_STOP_EVENTS = ("stop", "afteragent", "sessionend", "session_end", "subagentstop")
+_STOP_EVENTS = ("stop", "afteragent", "sessionend", "session_end", "subagentstop", "precompact", "precompress")
 _START_EVENTS = ("sessionstart", "session_start")
 _ENV_PREFIXES = ("GRAPHMEM_", "NEO4J_")
 _ENV_IGNORED = ("GRAPHMEM_HOOK_BUDGET", "GRAPHMEM_HOOK_STOP_BUDGET", "GRAPHMEM_HOOK_DAEMON", "GRAPHMEM_HOOK_TIMING")
@@ -94,7 +95,7 @@ _USAGE = """usage: graphmem hook <claude-code|codex|gemini> [--budget SECONDS] [
 
 Run by the coding CLIs' hooks (see `graphmem hooks install`): reads the hook's JSON on stdin,
 prints the context to inject (UserPromptSubmit/BeforeAgent/SessionStart) or ingests the new
-transcript records (Stop/AfterAgent). Always exits 0; prints nothing on failure.
+transcript records (Stop/AfterAgent/SessionEnd/PreCompact/PreCompress). Always exits 0; prints nothing on failure.
 """
 
 

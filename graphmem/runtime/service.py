@@ -2,9 +2,13 @@
 opened in the hook process when no daemon runs).
 
 * prompt (``UserPromptSubmit``/``BeforeAgent``): the context for this directory and prompt
-  (:meth:`GraphMemory.build_context`, scoped to the project = git root), rendered as
+  (:meth:`GraphMemory.build_context`, scoped to the project = git root: the known facts of the
+  fact injection, logged as a ``(:Retrieval)``, then relevant past turns and summaries), rendered as
   ``hookSpecificOutput.additionalContext`` (at most 10,000 characters with its tags). The current
-  session's own recent turns are left out: the CLI already has them in its window.
+  session's own recent turns are left out: the CLI already has them in its window. A prompt that
+  starts with ``remember:``/``#remember``/``retiens :`` stores the rest as a project fact, and
+  ``#forget <topic>`` forgets the project's facts on that topic; the context is then the one line
+  that says what happened (:mod:`graphmem.runtime.hook_commands`).
 * stop (``Stop``/``AfterAgent``): read the transcript's new records since the saved cursor
   (:func:`graphmem.integrations.read_new`, passing the hook's ``last_assistant_message`` so a
   last turn the CLI has not flushed yet is complete), create the session keyed on the CLI's own
@@ -13,6 +17,10 @@ opened in the hook process when no daemon runs).
   the turns go to the spool. Then the cursor moves. A spool backlog is replayed first, for at most
   ``GRAPHMEM_HOOK_REPLAY_SECONDS`` (default 2 s); when entries are left, the hook's turns are
   spooled behind them (turn order is kept) and the hook returns.
+* session end (``SessionEnd``) and compaction (``PreCompact``/``PreCompress``): the same read as
+  stop, taking the last turn as finished at the end of a session and before a manual compaction
+  (a last turn whose Stop never came, or came without ``last_assistant_message``, is stored);
+  at the end of a session the spool is then replayed (for at most 10 s).
 * session start: a short brief of the project's latest sessions (``GRAPHMEM_HOOK_BRIEF=0``
   turns it off).
 
@@ -54,6 +62,7 @@ from ..integrations import (
     has_nomem_marker,
     is_ignored_dir,
     parse_hook_input,
+    parse_prompt_command,
     read_new,
     redact_turn,
     render_context,
@@ -62,10 +71,11 @@ from ..memory import GraphMemory
 from ..models import Session, TurnIn
 from ..paths import find_project_root, normalize_cwd
 from ..retrieval import ContextConfig
-from ..retrieval import build_context as assemble_context
+from ..retrieval.context import context_for_session
 from ..retrieval.reltime import relative
 from .client import home_dir
 from .cursors import CursorStore
+from .hook_commands import run_prompt_command
 from .spool import ReplayResult, Spool, SpoolError
 
 __all__ = ["HookReply", "HookService", "IngestResult", "open_hook_database", "quiet_driver_logs", "run_direct"]
@@ -77,6 +87,8 @@ HOOK_CONNECT_TIMEOUT = 3.0
 HOOK_RETRY_TIME = 1.0
 """Seconds the driver retries a transient failure inside a hook (then the turns are spooled)."""
 BRIEF_MAX_CHARS = 1500
+SESSION_END_REPLAY_SECONDS = 10.0
+"""Seconds a SessionEnd hook replays a spool backlog once its own turns are stored."""
 
 
 @dataclass
@@ -137,6 +149,22 @@ def _flag(name: str, default: bool) -> bool:
     if value is None or not value.strip():
         return default
     return value.strip().lower() not in ("0", "false", "no", "off")
+
+
+def _reads_to_the_end(inp: HookInput) -> bool:
+    """Whether the hook's transcript read takes its last turn as finished even without an end-of-turn
+    record: at the end of a session (``SessionEnd``; Claude Code before 2.1.47 sends no
+    ``last_assistant_message`` on Stop, so a last turn whose Stop did not come is only stored here),
+    and before a compaction the person asked for (``PreCompact``/``PreCompress`` with trigger
+    ``manual``, which runs between turns). An automatic compaction may run in the middle of a turn:
+    that turn waits for its Stop."""
+    event = inp.event
+    if event == "session_end":
+        return True
+    if event == "pre_compact":
+        trigger = getattr(inp, "trigger", None) or (inp.model_extra or {}).get("trigger")
+        return str(trigger or "").lower() == "manual"
+    return False
 
 
 def _short(e: BaseException) -> str:
@@ -224,8 +252,10 @@ class HookService:
             event = inp.event
             if event == "prompt":
                 reply.stdout = self.prompt(tool, inp, reply)
-            elif event in ("stop", "session_end"):
-                res = self.stop(tool, inp, final=event == "session_end")
+            elif event in ("stop", "session_end", "pre_compact"):
+                res = self.stop(tool, inp, final=_reads_to_the_end(inp))
+                if event == "session_end" and not res.spooled:
+                    self.flush_spool()
                 if res.spooled:
                     behind = res.replay is not None and (res.replay.busy or res.replay.remaining > 0)
                     where = " behind the older entries" if behind else ""
@@ -260,16 +290,20 @@ class HookService:
         mem = self.ready(self._search_memory())
         cwd = normalize_cwd(inp.cwd)
         session = self._ensure_session(mem, inp.session_id, cwd, tool)
+        command = parse_prompt_command(prompt)
+        if command is not None:  # remember: / #forget: the answer is one line, no search
+            return render_context(run_prompt_command(mem, session, command), tool=tool, event="prompt")
         # The CLI already holds this session's recent turns and its not-yet-rolled-up summaries in
-        # its window: only the search runs (relevant past turns and summaries of the project), which
-        # saves the database round trips of GraphMemory.build_context's other parts.
+        # its window: only the search (relevant past turns and summaries of the project) and the
+        # fact injection run. The message is embedded once for both (when an embedder is loaded);
+        # the injection is logged as a (:Retrieval) in the background, as build_context does.
         config = ContextConfig(recent_limit=0, level1_limit=0, budget_chars=MAX_CONTEXT_CHARS - 200,
                                scope="project")
-        timings: dict[str, float] = {}
         searcher: Any = mem.searcher() if self.vector_dedup else _WithoutVectors(mem.searcher())
-        block = assemble_context(searcher, session, [], [], prompt, config, timings=timings)
+        block = context_for_session(mem.db, searcher, session.id, prompt, config, embedder=mem.embedder,
+                                    deferred=mem.deferred, redact=mem.redact)
         if reply is not None:
-            reply.timings_ms.update({f"context_{k}": v for k, v in timings.items()})
+            reply.timings_ms.update({f"context_{k}": v for k, v in block.timings_ms.items()})
             reply.timings_ms.update({f"search_{k}": v for k, v in block.search.get("timingsMs", {}).items()})
         if not block.text.strip():
             return ""
@@ -312,6 +346,8 @@ class HookService:
         if not path or not os.path.isfile(path):
             if tool == "gemini" and inp.prompt and last:
                 return self._ingest_pair(tool, inp, last)
+            if inp.event in ("session_end", "pre_compact"):  # a session that wrote no transcript
+                return IngestResult(session_id=inp.session_id or None)
             raise InvalidInput(f"no readable transcript_path in the {inp.hook_event_name or 'Stop'} hook input")
         with self._ingest_lock(f"{tool}\x00{os.path.realpath(path)}"), self.cursors.lock(tool, path):
             cursor = self.cursors.get(tool, path)
@@ -400,6 +436,18 @@ class HookService:
         if replay.remaining:
             return "Neo4j failed during the spool replay"
         return None
+
+    def flush_spool(self) -> ReplayResult | None:
+        """At the end of a session: replay what is left in the spool, for at most
+        :data:`SESSION_END_REPLAY_SECONDS` (None when the spool is empty or Neo4j is unreachable;
+        the rest is replayed by the next hook, the daemon or ``graphmem spool replay``)."""
+        if not self.spool.pending():
+            return None
+        try:
+            return self.spool.replay(self.ready(self._memory()), max_seconds=SESSION_END_REPLAY_SECONDS)
+        except DatabaseError as e:
+            log.info("spool not flushed at the end of the session: %s", _short(e))
+            return None
 
     def replay_spool(self) -> ReplayResult:
         """Replay the whole spool now, without a time budget (the daemon's timer and its

@@ -418,8 +418,10 @@ def test_hooks_install_merges_and_uninstall_removes_only_ours(
     r = graphmem(env, "hooks", "install", "claude-code", "--settings", str(settings), "--json")  # the real command
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)
-    assert res["changed"] and set(res["added"]) == {"UserPromptSubmit", "Stop", "SessionStart"}
+    assert res["changed"] and set(res["added"]) == {"UserPromptSubmit", "Stop", "SessionStart", "SessionEnd",
+                                                    "PreCompact"}
     assert " -S " in res["command"] and res["command"].endswith("client.py claude-code")
+    assert res["command"].startswith("env ")  # the install's GRAPHMEM_* settings ride along
     data = json.loads(settings.read_text())
     assert data["model"] == "opus" and data["hooks"]["PreToolUse"] == theirs["hooks"]["PreToolUse"]
     stop_cmds = [h["command"] for g in data["hooks"]["Stop"] for h in g["hooks"]]
@@ -429,8 +431,8 @@ def test_hooks_install_merges_and_uninstall_removes_only_ours(
                        capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 0 and r.stdout == ""
 
-    code, out, _ = cli(capsys, "hooks", "install", "claude-code", "--settings", str(settings), "--json")
-    assert code == 0 and not json.loads(out)["changed"]
+    r = graphmem(env, "hooks", "install", "claude-code", "--settings", str(settings), "--json")
+    assert r.returncode == 0 and not json.loads(r.stdout)["changed"]
     # another path to graphmem replaces ours instead of adding a second entry
     code, out, _ = cli(capsys, "hooks", "install", "claude-code", "--settings", str(settings), "--portable", "--json")
     data = json.loads(settings.read_text())
@@ -441,8 +443,9 @@ def test_hooks_install_merges_and_uninstall_removes_only_ours(
     assert code == 0 and json.loads(out)["changed"]
     assert json.loads(settings.read_text()) == theirs
 
-    for tool, name, events in (("codex", "hooks.json", {"UserPromptSubmit", "Stop", "SessionStart"}),
-                               ("gemini", "settings.json", {"BeforeAgent", "AfterAgent", "SessionStart"})):
+    for tool, name, events in (("codex", "hooks.json", {"UserPromptSubmit", "Stop", "SessionStart", "PreCompact"}),
+                               ("gemini", "settings.json", {"BeforeAgent", "AfterAgent", "SessionStart", "SessionEnd",
+                                                            "PreCompress"})):
         p = tmp_path / tool / name
         code, out, err = cli(capsys, "hooks", "install", tool, "--settings", str(p), "--json")
         assert code == 0, err

@@ -341,7 +341,7 @@ def test_claude_install_is_idempotent_and_updates_in_place(tmp_path: Path) -> No
     res = claude_settings_install(path, CMD, timeout=60)
     assert res.changed
     data = json.loads(path.read_text())
-    assert [h["timeout"] for hs in _ours(data).values() for h in hs] == [60, 60, 60]
+    assert [h["timeout"] for hs in _ours(data).values() for h in hs] == [60] * len(CLAUDE_EVENTS)
     assert len(data["hooks"]["UserPromptSubmit"]) == 2  # updated in place, not appended again
 
 
@@ -472,7 +472,7 @@ def test_codex_hooks_json(tmp_path: Path) -> None:
     data = json.loads(path.read_text())
     assert data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == "python3 demo.py"
     assert _ours(data, cmd) == {
-        e: [{"type": "command", "command": cmd, "timeout": 30}] for e in ("UserPromptSubmit", "Stop", "SessionStart")
+        e: [{"type": "command", "command": cmd, "timeout": 30}] for e in ("UserPromptSubmit", "Stop", "SessionStart", "PreCompact")
     }
     assert not codex_hooks_install(path, cmd, config_path=config).changed
     assert codex_hooks_uninstall(path, cmd).changed
@@ -506,7 +506,7 @@ def test_gemini_settings(tmp_path: Path) -> None:
     }
     path = _write_json(tmp_path / ".gemini" / "settings.json", original)
     res = gemini_settings_install(path, cmd, timeout=20)
-    assert res.changed and res.added == ["BeforeAgent", "AfterAgent", "SessionStart"]
+    assert res.changed and res.added == ["BeforeAgent", "AfterAgent", "SessionStart", "SessionEnd", "PreCompress"]
     assert any("hooksConfig.enabled" in w for w in res.warnings)
     data = json.loads(path.read_text())
     assert data["hooks"]["disabled"] == ["secret-scanner"] and data["hooksConfig"] == {"enabled": False}

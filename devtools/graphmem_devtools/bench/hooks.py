@@ -303,12 +303,14 @@ def run_hooks_bench(
             "prompt_hook_ms: process spawn to exit of `python -S .../graphmem/runtime/client.py claude-code` "
             "(the command `graphmem hooks install` writes) with the context printed; daemon and Neo4j warm.",
             "split: interpreter_start_ms (python -S -c pass) + client_import_ms (client.py --help minus the "
-            "interpreter) + daemon_round_trip_ms (socket + parse + project search + render, from a warm process) "
+            "interpreter) + daemon_round_trip_ms (socket + parse + project search and facts + render, from a warm "
+            "process) "
             "≈ prompt_hook_ms.",
             "site_start_ms is `python -c pass`: what -S saves (site-packages and .pth processing); "
             "console_script_hook_ms is the portable `graphmem hook claude-code` (site + console script).",
             f"{past_turns} earlier turns (1 tool call each) in the project; Neo4j {server.version}.",
-            "the daemon answers with a project search only (the CLI already holds the current session); hits "
+            "the daemon answers with a project search and the fact injection, the prompt embedded once for both "
+            "(the CLI already holds the current session); hits "
             "collapse on equal text unless GRAPHMEM_HOOK_VECTOR_DEDUP=1 (fetching the vectors cost ~40-80 ms).",
             f"1-minute load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after (the machine is shared).",
         ]
