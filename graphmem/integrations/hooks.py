@@ -15,6 +15,9 @@ Based on:
   ``cwd``, ``hook_event_name``, ``timestamp``; ``BeforeAgent`` (≈ UserPromptSubmit) has
   ``prompt`` and accepts ``hookSpecificOutput.additionalContext``; ``AfterAgent`` (≈ Stop) has
   ``prompt``, ``prompt_response``, ``stop_hook_active``; ``SessionStart`` has ``source``.
+* Claude Code ``PreToolUse`` adds ``tool_name``, ``tool_input`` (file paths absolute) and
+  ``tool_use_id``; ``hookSpecificOutput.additionalContext`` reaches the model before the tool runs
+  (graphmem never sets a permission decision, so the tool is never blocked).
 
 Injected context is wrapped in ``<graphmem-context>`` tags so importers can drop it from
 prompts. Opt-out: a ``.graphmem-ignore`` file in the working directory or any parent up to the
@@ -77,6 +80,7 @@ _EVENTS: dict[str, str] = {
     "session_end": "session_end",
     "precompact": "pre_compact",
     "precompress": "pre_compact",
+    "pretooluse": "pre_tool",
 }
 _OUTPUT_EVENT: dict[tuple[str, str], str] = {
     ("claude-code", "prompt"): "UserPromptSubmit",
@@ -85,6 +89,7 @@ _OUTPUT_EVENT: dict[tuple[str, str], str] = {
     ("claude-code", "session_start"): "SessionStart",
     ("codex", "session_start"): "SessionStart",
     ("gemini", "session_start"): "SessionStart",
+    ("claude-code", "pre_tool"): "PreToolUse",
 }
 
 
