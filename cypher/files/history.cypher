@@ -1,7 +1,7 @@
 // What happened to one file of a project: its latest touches (tool calls naming it, of the given
 // actions) with the request of the turn that made them, its latest failed calls (success = false)
-// and the latest summaries of the project whose text mentions the path. No row: the file was never
-// touched in this project.
+// and the latest summaries of the project that mention the path (in their text or files). No row:
+// the file was never touched in this project.
 MATCH (f:File {project: $project, path: $path})
 CALL (f) {
   MATCH (f)<-[r:TOUCHED]-(c:ToolCall)<-[:HAS_TOOL_CALL]-(t:Turn)
@@ -24,7 +24,9 @@ CALL (f) {
 }
 CALL (f) {
   MATCH (m:Summary)
-  WHERE m.projectPath = f.project AND m.text CONTAINS f.path
+  WHERE m.projectPath = f.project
+    AND (m.text CONTAINS f.path
+         OR any(x IN coalesce(m.filesMentioned, []) WHERE x = f.path OR x ENDS WITH '/' + f.path))
   WITH m ORDER BY m.timestamp DESC
   LIMIT $summaryLimit
   RETURN collect({id: m.id, level: m.level, sessionId: m.sessionId, at: m.timestamp,

@@ -41,6 +41,7 @@ _OPTIONAL_GROUPS = [
     "graphmem.cli.export_cmd",
     "graphmem.cli.chat_cmd",
     "graphmem.cli.serve_cmd",
+    "graphmem.cli.files_cmd",
 ]
 ENTRY_POINT_GROUP = "graphmem.commands"
 
