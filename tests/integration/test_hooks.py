@@ -490,7 +490,8 @@ def test_hook_bench_smoke(neo4j_target: Neo4jTarget, memory: GraphMemory, namesp
                              home=tmp_path / "bench-home", env=hook_env(neo4j_target, tmp_path / "bench-home"),
                              command="pytest smoke")
     f = result.figures
-    assert f["prompt_hook_ms"]["n"] == 3 and f["stop_hook_ms"]["n"] == 1
+    assert f["prompt_hook_ms"]["n"] == 3 and f["stop_hook_ms"]["n"] == 1 and f["pre_tool_hook_ms"]["n"] == 3
+    assert f["pre_tool_outputs_nonempty"] == 3  # the earlier turns edited the file it reads
     assert f["prompt_outputs_nonempty"] == 3
     assert "interpreter_start_ms" in f and isinstance(f["client_import_ms"], float)
     assert result.markdown().startswith("#")

@@ -9,6 +9,8 @@
   ``daemon_round_trip_ms`` (the same request sent from a warm process: socket + daemon work) and
   the daemon-side ``search`` time; plus ``site_start_ms`` (``python -c pass``: what ``-S`` saves)
   and ``console_script_hook_ms`` (``graphmem hook claude-code``, the portable form);
+* ``pre_tool_hook_ms``: a ``PreToolUse`` hook (a ``Read`` of a file the earlier sessions edited,
+  with failures), process start to the file's history printed;
 * ``stop_hook_ms``: a ``Stop`` hook ingesting ``stop_records`` new transcript records (JSONL
   lines: prompts, assistant texts, tool calls and results) through the daemon.
 
@@ -58,6 +60,10 @@ _ANSWERS = [
 ]
 
 
+EDITED_FILE = "billing/invoice.py"
+"""The file the synthetic sessions edit (the ``PreToolUse`` hook looks up its history)."""
+
+
 class _Transcript:
     """A Claude Code JSONL transcript written record by record (prompt, tool use, result, answer)."""
 
@@ -80,16 +86,24 @@ class _Transcript:
         return rec
 
     def turn(self, i: int) -> list[dict[str, Any]]:
-        """One turn: 5 records (prompt, tool use, tool result, answer, end-of-turn marker)."""
+        """One turn: 5 records (prompt, tool use, tool result, answer, end-of-turn marker). Odd turns
+        edit :data:`EDITED_FILE` (one in three of those edits fails), even ones run its tests."""
         tid = f"toolu_{uuid.uuid4().hex[:20]}"
         mid = f"msg_{uuid.uuid4().hex[:20]}"
+        if i % 2:
+            name, args = "Edit", {"file_path": f"{self.cwd}/{EDITED_FILE}", "old_string": "ROUND_DOWN",
+                                  "new_string": "ROUND_HALF_UP"}
+            failed = i % 6 == 1
+            result = "String to replace not found in file" if failed else "The file has been updated."
+        else:
+            name, args = "Bash", {"command": "pytest -q tests/test_invoice.py"}
+            failed, result = False, "....F\n1 failed, 4 passed"
         recs = [
             self._rec("user", {"role": "user", "content": f"{_PROMPTS[i % len(_PROMPTS)]} (round {i})"}),
             self._rec("assistant", {"id": mid, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-                                    "content": [{"type": "tool_use", "id": tid, "name": "Bash",
-                                                 "input": {"command": "pytest -q tests/test_invoice.py"}}]}),
+                                    "content": [{"type": "tool_use", "id": tid, "name": name, "input": args}]}),
             self._rec("user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid,
-                                                            "content": "....F\n1 failed, 4 passed", "is_error": False}]}),
+                                                            "content": result, "is_error": failed}]}),
             self._rec("assistant", {"id": f"msg_{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant",
                                     "model": "claude-sonnet-4-5",
                                     "content": [{"type": "text", "text": _ANSWERS[i % len(_ANSWERS)]}]}),
@@ -252,6 +266,22 @@ def run_hooks_bench(
         figures["prompt_client_start_ms"] = percentiles(starts)
         figures["prompt_client_round_trip_ms"] = percentiles(trips)
 
+        # 3b. PreToolUse before a Read of the file the past session edited, as installed
+        pre_walls: list[float] = []
+        pre_nonempty = 0
+        say(f"{warmup} + {prompts} PreToolUse hooks ...")
+        for i in range(warmup + prompts):
+            payload = json.dumps({"session_id": sid, "transcript_path": str(cur), "cwd": cwd,
+                                  "hook_event_name": "PreToolUse", "tool_name": "Read",
+                                  "tool_input": {"file_path": f"{cwd}/{EDITED_FILE}"}, "tool_use_id": f"toolu_{i}"})
+            ms, out, _err = _wall(hook, env=env, stdin=payload)
+            if i < warmup:
+                continue
+            pre_walls.append(ms)
+            pre_nonempty += bool(out.strip())
+        figures["pre_tool_hook_ms"] = percentiles(pre_walls)
+        figures["pre_tool_outputs_nonempty"] = pre_nonempty
+
         # 4. the split
         n = max(5, min(50, prompts))
         floor = [_wall([sys.executable, "-S", "-c", "pass"], env=env)[0] for _ in range(n)]
@@ -307,7 +337,12 @@ def run_hooks_bench(
             "≈ prompt_hook_ms.",
             "site_start_ms is `python -c pass`: what -S saves (site-packages and .pth processing); "
             "console_script_hook_ms is the portable `graphmem hook claude-code` (site + console script).",
-            f"{past_turns} earlier turns (1 tool call each) in the project; Neo4j {server.version}.",
+            "pre_tool_hook_ms: the same command with a PreToolUse payload (Read of the file the earlier turns "
+            "edited): the file's latest edits with their requests, its failed calls and the summaries naming it.",
+            "stop_hook_ms includes linking each tool call to the files it names ((:File), TOUCHED) in the "
+            "same statement.",
+            f"{past_turns} earlier turns (1 tool call each, every other one an Edit of {EDITED_FILE}) in the project; "
+            f"Neo4j {server.version}.",
             "the daemon answers with a project search only (the CLI already holds the current session); hits "
             "collapse on equal text unless GRAPHMEM_HOOK_VECTOR_DEDUP=1 (fetching the vectors cost ~40-80 ms).",
             f"1-minute load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after (the machine is shared).",
