@@ -418,10 +418,13 @@ def test_hooks_install_merges_and_uninstall_removes_only_ours(
     r = graphmem(env, "hooks", "install", "claude-code", "--settings", str(settings), "--json")  # the real command
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)
-    assert res["changed"] and set(res["added"]) == {"UserPromptSubmit", "Stop", "SessionStart"}
+    assert res["changed"] and set(res["added"]) == {"UserPromptSubmit", "Stop", "SessionStart", "PreToolUse"}
     assert " -S " in res["command"] and res["command"].endswith("client.py claude-code")
     data = json.loads(settings.read_text())
-    assert data["model"] == "opus" and data["hooks"]["PreToolUse"] == theirs["hooks"]["PreToolUse"]
+    assert data["model"] == "opus" and data["hooks"]["PreToolUse"][:1] == theirs["hooks"]["PreToolUse"]
+    # our PreToolUse (the file's history before Read/Edit/Write) is a group of its own, with its matcher
+    assert data["hooks"]["PreToolUse"][1]["matcher"] == "Read|Edit|Write|MultiEdit|NotebookEdit"
+    assert [h["command"] for h in data["hooks"]["PreToolUse"][1]["hooks"]] == [res["command"]]
     stop_cmds = [h["command"] for g in data["hooks"]["Stop"] for h in g["hooks"]]
     assert "notify-send done" in stop_cmds and res["command"] in stop_cmds
     # the installed command really runs as a hook
