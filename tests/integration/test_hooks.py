@@ -495,6 +495,7 @@ def test_hook_bench_smoke(neo4j_target: Neo4jTarget, memory: GraphMemory, namesp
     f = result.figures
     assert f["prompt_hook_ms"]["n"] == 3 and f["stop_hook_ms"]["n"] == 1 and f["pre_tool_hook_ms"]["n"] == 3
     assert f["pre_tool_outputs_nonempty"] == 3  # the earlier turns edited the file it reads
+    assert f["import_10_turns_files_ms"]["n"] == f["import_10_turns_no_files_ms"]["n"] == 10
     assert f["prompt_outputs_nonempty"] == 3
     assert "interpreter_start_ms" in f and isinstance(f["client_import_ms"], float)
     assert result.markdown().startswith("#")

@@ -145,6 +145,37 @@ def _embed_session(mem: GraphMemory, session_id: str) -> None:
         mem.db.write("embeddings/set_turn_embeddings", rows=rows, model=mem.embedder.model)
 
 
+def _files_write_ab(mem: GraphMemory, cwd: str, runs: int, session_ids: list[str]) -> dict[str, Any]:
+    """``import_turns`` of 10 turns (one tool call each) into a new session, ``runs`` times each way,
+    interleaved: tool calls naming a file (every other one an Edit of :data:`EDITED_FILE`, the others
+    a test run naming one) against the same number naming none."""
+    from graphmem.models import ToolCallIn, TurnIn
+
+    base = datetime.now(UTC) - timedelta(days=2)
+    times: dict[str, list[float]] = {"with": [], "without": []}
+    for run in range(runs):
+        for mode in (("with", "without") if run % 2 else ("without", "with")):
+            s = mem.create_session(cwd, agent="claude-code")
+            session_ids.append(s.id)
+            turns = []
+            for i in range(10):
+                if mode == "without":
+                    call = ToolCallIn(name="WebFetch", args={"url": "https://docs.example.org/decimal"}, result="ok")
+                elif i % 2:
+                    call = ToolCallIn(name="Edit", args={"file_path": f"{cwd}/{EDITED_FILE}", "old_string": "a",
+                                                         "new_string": "b"}, result="ok", success=i % 6 != 1)
+                else:
+                    call = ToolCallIn(name="Bash", args={"command": "pytest -q tests/test_invoice.py"}, result="ok")
+                turns.append(TurnIn(user_message=_PROMPTS[i % len(_PROMPTS)], assistant_message=_ANSWERS[i % len(_ANSWERS)],
+                                    tool_calls=[call], timestamp=base + timedelta(minutes=run * 20 + i),
+                                    source_id=str(uuid.uuid4())))
+            t0 = time.perf_counter()
+            mem.import_turns(s.id, turns)
+            times[mode].append((time.perf_counter() - t0) * 1000)
+    return {"import_10_turns_files_ms": percentiles(times["with"]),
+            "import_10_turns_no_files_ms": percentiles(times["without"])}
+
+
 def _wall(cmd: list[str], *, env: dict[str, str], stdin: str | None = None) -> tuple[float, str, str]:
     t0 = time.perf_counter()
     p = subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, timeout=120)
@@ -328,6 +359,9 @@ def run_hooks_bench(
         figures["stop_hook_ms"] = percentiles(stops)
         figures["stop_records_per_run"] = stop_records
         figures["stop_turns_stored"] = after - before
+        # 6. what linking the files costs the Stop hook's write: the same import of 10 turns whose tool
+        # calls name a file (Edit, Bash) or none (WebFetch), interleaved
+        figures.update(_files_write_ab(mem, cwd, max(10, stop_runs * 2), session_ids))
         server = mem.db.server_info()
         notes += [
             "prompt_hook_ms: process spawn to exit of `python -S .../graphmem/runtime/client.py claude-code` "
@@ -340,7 +374,8 @@ def run_hooks_bench(
             "pre_tool_hook_ms: the same command with a PreToolUse payload (Read of the file the earlier turns "
             "edited): the file's latest edits with their requests, its failed calls and the summaries naming it.",
             "stop_hook_ms includes linking each tool call to the files it names ((:File), TOUCHED) in the "
-            "same statement.",
+            "same statement; import_10_turns_files_ms against import_10_turns_no_files_ms (the same import, "
+            "in-process, whose tool calls name no file; interleaved) is what that linking costs.",
             f"{past_turns} earlier turns (1 tool call each, every other one an Edit of {EDITED_FILE}) in the project; "
             f"Neo4j {server.version}.",
             "the daemon answers with a project search only (the CLI already holds the current session); hits "
