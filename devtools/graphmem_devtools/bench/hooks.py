@@ -269,7 +269,9 @@ def run_hooks_bench(
             _embed_session(mem, past_sid)
         mem.await_text_index()
 
-        # 3. UserPromptSubmit, as installed
+        # 3. UserPromptSubmit, as installed (the warm-up hooks may take their time: on a cold or busy
+        # server the first statements are planned then, and a hook past its budget prints nothing)
+        warm_env = {**env, "GRAPHMEM_HOOK_BUDGET": "30"}
         sid = str(uuid.uuid4())
         session_ids.append(sid)
         cur = work / f"{sid}.jsonl"
@@ -282,7 +284,7 @@ def run_hooks_bench(
         for i in range(warmup + prompts):
             payload = json.dumps({"session_id": sid, "transcript_path": str(cur), "cwd": cwd,
                                   "hook_event_name": "UserPromptSubmit", "prompt": _PROMPTS[i % len(_PROMPTS)]})
-            ms, out, err = _wall(hook, env=env, stdin=payload)
+            ms, out, err = _wall(hook, env=warm_env if i < warmup else env, stdin=payload)
             if i < warmup:
                 continue
             walls.append(ms)
@@ -305,7 +307,7 @@ def run_hooks_bench(
             payload = json.dumps({"session_id": sid, "transcript_path": str(cur), "cwd": cwd,
                                   "hook_event_name": "PreToolUse", "tool_name": "Read",
                                   "tool_input": {"file_path": f"{cwd}/{EDITED_FILE}"}, "tool_use_id": f"toolu_{i}"})
-            ms, out, _err = _wall(hook, env=env, stdin=payload)
+            ms, out, _err = _wall(hook, env=warm_env if i < warmup else env, stdin=payload)
             if i < warmup:
                 continue
             pre_walls.append(ms)
