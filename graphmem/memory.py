@@ -38,6 +38,7 @@ from .errors import ConfigError
 from .facts import Fact, FactExtractor, FactInjection, ForgetResult, RememberResult
 from .facts.corrections import facts_as_of
 from .facts.model import ScopeLike as FactScopeLike
+from .files import FileHistory, file_history
 from .hierarchy import session_summaries, summaries_not_rolled_up
 from .models import Session, SessionDetail, SessionInfo, Summary, ToolCallIn, Turn, TurnIn
 from .paths import normalize_cwd
@@ -317,6 +318,16 @@ class GraphMemory:
     def delete_expired_facts(self) -> int:
         """Delete the facts whose TTL has passed (reads already hide them); returns how many."""
         return facts.delete_expired_facts(self.db)
+
+    # -- file history (graphmem/files.py) ---------------------------------------------------------
+    def file_history(self, project: str, path: str, *, cwd: str | None = None, limit: int = 10,
+                     actions: Sequence[str] | None = None, failure_limit: int = 5,
+                     summary_limit: int = 3) -> FileHistory:
+        """What happened to ``path`` in ``project``: the latest tool calls naming it (of ``actions``:
+        read, edit, write, search, run; default all) with their turns' requests, the failed ones and
+        the summaries mentioning it. A relative ``path`` is taken from ``cwd`` (default the project root)."""
+        return file_history(self.db, project, path, cwd=cwd, limit=limit, actions=actions,
+                            failure_limit=failure_limit, summary_limit=summary_limit)
 
     # -- chat agents (graphmem/chat) ---------------------------------------------------------------
     def open_conversation(self, agent: str, channel: str, user: str, *, at: datetime | None = None,

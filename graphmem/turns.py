@@ -19,6 +19,7 @@ from .db import Database
 from .db.concurrency import pool_for
 from .db.rows import native, native_row
 from .errors import InvalidInput, SessionNotFound
+from .file_paths import touched_files
 from .models import SessionDetail, ToolCall, ToolCallIn, Turn, TurnIn
 from .redaction import redact_turn_with_kinds
 from .sessions import check_id, get_session, when
@@ -64,7 +65,8 @@ def turn_input(
 
 
 def tool_rows(calls: Sequence[ToolCallIn | dict[str, Any]]) -> list[dict[str, Any]]:
-    """The ``toolCalls`` parameter rows of a turn (ids made here, in call order)."""
+    """The ``toolCalls`` parameter rows of a turn (ids made here, in call order), each with the
+    files it names (``files``: path and action, see :mod:`graphmem.file_paths`)."""
     rows = []
     for order, raw in enumerate(calls):
         c = raw if isinstance(raw, ToolCallIn) else ToolCallIn.model_validate(raw)
@@ -79,6 +81,7 @@ def tool_rows(calls: Sequence[ToolCallIn | dict[str, Any]]) -> list[dict[str, An
                 "durationMs": c.duration_ms,
                 "timestamp": c.timestamp,
                 "sourceId": c.source_id,
+                "files": [{"path": p, "action": a} for p, a in touched_files(c.name, c.args)],
             }
         )
     return rows

@@ -1,4 +1,5 @@
-// Delete a session with its turns, tool calls, summaries and summary jobs; drop its directory if now empty.
+// Delete a session with its turns, tool calls, summaries and summary jobs; drop its directory and the
+// files only its tool calls touched.
 MATCH (s:Session {id: $id})
 OPTIONAL MATCH (s)-[:HAS_TURN]->(t:Turn)
 OPTIONAL MATCH (t)-[:HAS_TOOL_CALL]->(c:ToolCall)
@@ -21,12 +22,20 @@ WITH s, turns, calls, summaries + retrievals AS summaries
 OPTIONAL MATCH (fs:FactScope {key: 'session:' + s.id})
 WITH s, turns, calls, summaries, collect(fs) AS scopes
 WITH s, turns, calls, summaries + scopes AS summaries
+// the files its tool calls touched (deleted below when no other tool call touches them)
+CALL (calls) {
+  UNWIND calls AS c
+  MATCH (c)-[:TOUCHED]->(file:File)
+  RETURN collect(DISTINCT file) AS files
+}
 OPTIONAL MATCH (d:Directory)-[:HAS_SESSION]->(s)
-WITH s, turns, calls, summaries, d, size(turns) AS turnCount
+WITH s, turns, calls, summaries, files, d, size(turns) AS turnCount
 FOREACH (n IN calls | DETACH DELETE n)
 FOREACH (n IN turns | DETACH DELETE n)
 FOREACH (n IN summaries | DETACH DELETE n)
 DETACH DELETE s
+WITH d, turnCount, files
+FOREACH (file IN [x IN files WHERE NOT EXISTS { (x)<-[:TOUCHED]-() }] | DELETE file)
 WITH d, turnCount
 CALL (d) {
   WITH d WHERE d IS NOT NULL AND NOT EXISTS { (d)-[:HAS_SESSION]->() }

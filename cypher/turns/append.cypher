@@ -1,4 +1,4 @@
-// Append turns (with their tool calls) to a session, in order: one turn for store_turn, a batch
+// Append turns (with their tool calls and the files those name) to a session, in order: one turn for store_turn, a batch
 // for import_turns. Rows whose sourceKey is already stored are skipped, so importing a transcript
 // again adds nothing.
 // Setting s.turnCount first takes the session's write lock: concurrent writers to one session are
@@ -36,10 +36,23 @@ CREATE (t:Turn {
 })
 CREATE (s)-[:HAS_TURN {index: idx}]->(t)
 FOREACH (c IN r.toolCalls |
-  CREATE (t)-[:HAS_TOOL_CALL {order: c.order}]->(:ToolCall {
+  CREATE (t)-[:HAS_TOOL_CALL {order: c.order}]->(tc:ToolCall {
     id: c.id, sessionId: s.id, name: c.name, args: c.args, result: c.result, success: c.success,
     durationMs: c.durationMs, timestamp: c.timestamp, sourceId: c.sourceId
   })
+  // the files the call names: a relative path is resolved against the session's directory, and
+  // kept relative to the project root when it lies inside (one File per project and path)
+  FOREACH (f IN [x IN [y IN coalesce(c.files, []) |
+                       {action: y.action,
+                        full: CASE WHEN y.path STARTS WITH '/' THEN y.path
+                                   WHEN s.cwd ENDS WITH '/' THEN s.cwd + y.path
+                                   ELSE s.cwd + '/' + y.path END}] |
+                 {action: x.action,
+                  path: CASE WHEN s.projectPath <> '/' AND x.full STARTS WITH s.projectPath + '/'
+                             THEN substring(x.full, size(s.projectPath) + 1) ELSE x.full END}] |
+    MERGE (file:File {project: s.projectPath, path: f.path})
+    CREATE (tc)-[:TOUCHED {action: f.action}]->(file)
+  )
 )
 WITH s, last, base, collect(t) AS created
 WITH s, base, CASE WHEN last IS NULL THEN created ELSE [last] + created END AS chain, size(created) AS n,

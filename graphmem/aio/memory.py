@@ -28,6 +28,7 @@ from ..db.connect import resolve_connection
 from ..embedding import Embedder, make_embedder
 from ..facts import Fact, FactInjection, ForgetResult, RememberResult
 from ..facts.model import ScopeLike as FactScopeLike
+from ..files import FileHistory, file_history
 from ..memory import LOCAL_EMBEDDING_DIMENSIONS, LOCAL_EMBEDDING_MODEL
 from ..models import Session, SessionDetail, SessionInfo, ToolCallIn, Turn, TurnIn
 from ..retrieval import ContextBlock, ContextConfig, RetrievalConfig, Scope, Searcher, SearchMode, SearchResult
@@ -175,6 +176,13 @@ class AsyncGraphMemory:
 
     async def raw_history_chars(self, session_id: str) -> int:
         return await run_sync(_turns.raw_history_chars, self.db, session_id)
+
+    async def file_history(self, project: str, path: str, *, cwd: str | None = None, limit: int = 10,
+                           actions: Sequence[str] | None = None, failure_limit: int = 5,
+                           summary_limit: int = 3) -> FileHistory:
+        """What happened to ``path`` in ``project`` (see :meth:`GraphMemory.file_history`)."""
+        return await run_sync(file_history, self.db, project, path, cwd=cwd, limit=limit, actions=actions,
+                              failure_limit=failure_limit, summary_limit=summary_limit)
 
     # -- facts -----------------------------------------------------------------------------
     async def remember(

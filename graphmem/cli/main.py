@@ -42,6 +42,7 @@ _OPTIONAL_GROUPS = [
     "graphmem.cli.chat_cmd",
     "graphmem.cli.digest_cmd",
     "graphmem.cli.serve_cmd",
+    "graphmem.cli.files_cmd",
 ]
 ENTRY_POINT_GROUP = "graphmem.commands"
 

@@ -11,6 +11,7 @@
 """
 
 from ..redaction import Redactor, redact, redact_turn, redact_turn_with_kinds, redact_value
+from . import tool_hooks  # noqa: F401  (adds Claude Code's PreToolUse to HOOK_FILES)
 from .aider import parse_aider
 from .claude_code import parse_claude_code
 from .codex import parse_codex

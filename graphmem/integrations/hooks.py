@@ -19,6 +19,9 @@ Based on:
   ``SessionEnd`` has ``reason``; ``PreCompress`` has ``trigger`` (``manual``/``auto``).
 * Claude Code ``SessionEnd`` adds ``reason``; ``PreCompact`` adds ``trigger`` (``manual``/``auto``)
   and ``custom_instructions``.
+* Claude Code ``PreToolUse`` adds ``tool_name``, ``tool_input`` (file paths absolute) and
+  ``tool_use_id``; ``hookSpecificOutput.additionalContext`` reaches the model before the tool runs
+  (graphmem never sets a permission decision, so the tool is never blocked).
 
 Injected context is wrapped in ``<graphmem-context>`` tags so importers can drop it from
 prompts. Opt-out: a ``.graphmem-ignore`` file in the working directory or any parent up to the
@@ -81,6 +84,7 @@ _EVENTS: dict[str, str] = {
     "session_end": "session_end",
     "precompact": "pre_compact",
     "precompress": "pre_compact",
+    "pretooluse": "pre_tool",
 }
 _OUTPUT_EVENT: dict[tuple[str, str], str] = {
     ("claude-code", "prompt"): "UserPromptSubmit",
@@ -89,6 +93,7 @@ _OUTPUT_EVENT: dict[tuple[str, str], str] = {
     ("claude-code", "session_start"): "SessionStart",
     ("codex", "session_start"): "SessionStart",
     ("gemini", "session_start"): "SessionStart",
+    ("claude-code", "pre_tool"): "PreToolUse",
 }
 
 

@@ -85,6 +85,7 @@ _TOOL_ALIASES = {"claude": "claude-code", "claude_code": "claude-code", "gemini-
 _PROMPT_EVENTS = ("userpromptsubmit", "beforeagent", "prompt")
 _STOP_EVENTS = ("stop", "afteragent", "sessionend", "session_end", "subagentstop", "precompact", "precompress")
 _START_EVENTS = ("sessionstart", "session_start")
+_PRE_TOOL_EVENTS = ("pretooluse",)
 _ENV_PREFIXES = ("GRAPHMEM_", "NEO4J_")
 _ENV_IGNORED = ("GRAPHMEM_HOOK_BUDGET", "GRAPHMEM_HOOK_STOP_BUDGET", "GRAPHMEM_HOOK_DAEMON", "GRAPHMEM_HOOK_TIMING")
 _SPAWN_GRACE = 30.0
@@ -159,7 +160,7 @@ def env_key(environ: dict[str, str] | None = None) -> str:
 
 
 def event_kind(raw: bytes) -> str:
-    """``prompt``, ``stop``, ``session_start`` or ``other``, from the payload's
+    """``prompt``, ``stop``, ``session_start``, ``pre_tool`` or ``other``, from the payload's
     ``hook_event_name`` (found without a JSON parser: event names are plain ASCII words)."""
     key = b'"hook_event_name"'
     i = raw.find(key)
@@ -181,6 +182,8 @@ def event_kind(raw: bytes) -> str:
         return "stop"
     if name in _START_EVENTS:
         return "session_start"
+    if name in _PRE_TOOL_EVENTS:
+        return "pre_tool"  # a prompt's budget: the tool waits for the answer
     return "other"
 
 

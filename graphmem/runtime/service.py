@@ -23,6 +23,7 @@ opened in the hook process when no daemon runs).
   at the end of a session the spool is then replayed (for at most 10 s).
 * session start: a short brief of the project's latest sessions (``GRAPHMEM_HOOK_BRIEF=0``
   turns it off).
+* pre tool (``PreToolUse``): the history of the file the tool is about to use (:mod:`.pre_tool`).
 
 Opt-out: a ``.graphmem-ignore`` file (in the directory or a parent up to the git root) or
 ``#nomem`` in the prompt. Secrets never reach the store or the spool: the store redacts every
@@ -76,6 +77,7 @@ from ..retrieval.reltime import relative
 from .client import home_dir
 from .cursors import CursorStore
 from .hook_commands import run_prompt_command
+from .pre_tool import pre_tool_context
 from .spool import ReplayResult, Spool, SpoolError
 
 __all__ = ["HookReply", "HookService", "IngestResult", "open_hook_database", "quiet_driver_logs", "run_direct"]
@@ -264,6 +266,8 @@ class HookService:
                                     f"`graphmem db up` or `graphmem spool replay`)")
             elif event == "session_start":
                 reply.stdout = self.session_start(tool, inp)
+            elif event == "pre_tool":
+                reply.stdout = pre_tool_context(self, tool, inp)
         except SpoolError as e:
             reply.stdout = ""
             reply.stderr = f"graphmem: {e}; the turns stay in the transcript and are read again at the next Stop"

@@ -109,6 +109,8 @@ async def scenario(mem: Any, ns: str, side: str) -> dict[str, Any]:
     for i, (user, assistant, calls) in enumerate(TURNS):
         out[f"store{i}"] = await mem.store_turn(s.id, user, assistant, calls, T0 + timedelta(minutes=i))
     out["recent"] = await mem.recent_turns(s.id, max_chars=5000, limit=3)
+    out["file_history"] = await mem.file_history(cwd, "tests/test_invoice.py")
+    assert [t.action for t in out["file_history"].touches] == ["write"]
     imported = [{"user_message": f"imported question {i} about kafka partitions",
                  "assistant_message": f"imported answer {i}: rebalance consumer group {i}",
                  "timestamp": T0 + timedelta(hours=1, minutes=i), "source_id": f"src-{i}"} for i in range(5)]

@@ -189,6 +189,16 @@ def test_tool_usage_per_project(database: Database, seed: Seed) -> None:
     assert [(r["tool"], r["calls"]) for r in everything if r["project"] == seed.ns] == [(t, c) for t, c, _ in got]
 
 
+def test_file_history_of_a_project(database: Database, seed: Seed) -> None:
+    # the session works in <ns>/app, the project is <ns>: paths are relative to the project root
+    rows = database.read("explore/file_history", projectPath=seed.ns, path="app/tests/test_cart.py")
+    assert [(r["tool"], r["action"], r["success"], r["turnIndex"]) for r in rows] == [("Bash", "run", False, 2)]
+    assert rows[0]["request"] == "Run the cart tests" and rows[0]["history"] is not None
+    cart = database.read("explore/file_history", projectPath=seed.ns, path="app/src/cart.py")
+    assert [(r["tool"], r["action"]) for r in cart] == [("Read", "read")]
+    assert database.read("explore/file_history", projectPath=seed.ns + "/app", path="src/cart.py") == []
+
+
 # -- retrieval logs and facts (writers not built yet: test data from tests/support/cypher/) --
 
 def test_last_injections(database: Database, seed: Seed) -> None:

@@ -419,11 +419,14 @@ def test_hooks_install_merges_and_uninstall_removes_only_ours(
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)
     assert res["changed"] and set(res["added"]) == {"UserPromptSubmit", "Stop", "SessionStart", "SessionEnd",
-                                                    "PreCompact"}
+                                                    "PreCompact", "PreToolUse"}
     assert " -S " in res["command"] and res["command"].endswith("client.py claude-code")
     assert res["command"].startswith("env ")  # the install's GRAPHMEM_* settings ride along
     data = json.loads(settings.read_text())
-    assert data["model"] == "opus" and data["hooks"]["PreToolUse"] == theirs["hooks"]["PreToolUse"]
+    assert data["model"] == "opus" and data["hooks"]["PreToolUse"][:1] == theirs["hooks"]["PreToolUse"]
+    # our PreToolUse (the file's history before Read/Edit/Write) is a group of its own, with its matcher
+    assert data["hooks"]["PreToolUse"][1]["matcher"] == "Read|Edit|Write|MultiEdit|NotebookEdit"
+    assert [h["command"] for h in data["hooks"]["PreToolUse"][1]["hooks"]] == [res["command"]]
     stop_cmds = [h["command"] for g in data["hooks"]["Stop"] for h in g["hooks"]]
     assert "notify-send done" in stop_cmds and res["command"] in stop_cmds
     # the installed command really runs as a hook
@@ -493,7 +496,9 @@ def test_hook_bench_smoke(neo4j_target: Neo4jTarget, memory: GraphMemory, namesp
                              home=tmp_path / "bench-home", env=hook_env(neo4j_target, tmp_path / "bench-home"),
                              command="pytest smoke")
     f = result.figures
-    assert f["prompt_hook_ms"]["n"] == 3 and f["stop_hook_ms"]["n"] == 1
+    assert f["prompt_hook_ms"]["n"] == 3 and f["stop_hook_ms"]["n"] == 1 and f["pre_tool_hook_ms"]["n"] == 3
+    assert f["pre_tool_outputs_nonempty"] == 3  # the earlier turns edited the file it reads
+    assert f["import_10_turns_files_ms"]["n"] == f["import_10_turns_no_files_ms"]["n"] == 10
     assert f["prompt_outputs_nonempty"] == 3
     assert "interpreter_start_ms" in f and isinstance(f["client_import_ms"], float)
     assert result.markdown().startswith("#")

@@ -9,6 +9,8 @@
   ``daemon_round_trip_ms`` (the same request sent from a warm process: socket + daemon work) and
   the daemon-side ``search`` time; plus ``site_start_ms`` (``python -c pass``: what ``-S`` saves)
   and ``console_script_hook_ms`` (``graphmem hook claude-code``, the portable form);
+* ``pre_tool_hook_ms``: a ``PreToolUse`` hook (a ``Read`` of a file the earlier sessions edited,
+  with failures), process start to the file's history printed;
 * ``stop_hook_ms``: a ``Stop`` hook ingesting ``stop_records`` new transcript records (JSONL
   lines: prompts, assistant texts, tool calls and results) through the daemon.
 
@@ -58,6 +60,10 @@ _ANSWERS = [
 ]
 
 
+EDITED_FILE = "billing/invoice.py"
+"""The file the synthetic sessions edit (the ``PreToolUse`` hook looks up its history)."""
+
+
 class _Transcript:
     """A Claude Code JSONL transcript written record by record (prompt, tool use, result, answer)."""
 
@@ -80,16 +86,24 @@ class _Transcript:
         return rec
 
     def turn(self, i: int) -> list[dict[str, Any]]:
-        """One turn: 5 records (prompt, tool use, tool result, answer, end-of-turn marker)."""
+        """One turn: 5 records (prompt, tool use, tool result, answer, end-of-turn marker). Odd turns
+        edit :data:`EDITED_FILE` (one in three of those edits fails), even ones run its tests."""
         tid = f"toolu_{uuid.uuid4().hex[:20]}"
         mid = f"msg_{uuid.uuid4().hex[:20]}"
+        if i % 2:
+            name, args = "Edit", {"file_path": f"{self.cwd}/{EDITED_FILE}", "old_string": "ROUND_DOWN",
+                                  "new_string": "ROUND_HALF_UP"}
+            failed = i % 6 == 1
+            result = "String to replace not found in file" if failed else "The file has been updated."
+        else:
+            name, args = "Bash", {"command": "pytest -q tests/test_invoice.py"}
+            failed, result = False, "....F\n1 failed, 4 passed"
         recs = [
             self._rec("user", {"role": "user", "content": f"{_PROMPTS[i % len(_PROMPTS)]} (round {i})"}),
             self._rec("assistant", {"id": mid, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-                                    "content": [{"type": "tool_use", "id": tid, "name": "Bash",
-                                                 "input": {"command": "pytest -q tests/test_invoice.py"}}]}),
+                                    "content": [{"type": "tool_use", "id": tid, "name": name, "input": args}]}),
             self._rec("user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid,
-                                                            "content": "....F\n1 failed, 4 passed", "is_error": False}]}),
+                                                            "content": result, "is_error": failed}]}),
             self._rec("assistant", {"id": f"msg_{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant",
                                     "model": "claude-sonnet-4-5",
                                     "content": [{"type": "text", "text": _ANSWERS[i % len(_ANSWERS)]}]}),
@@ -129,6 +143,37 @@ def _embed_session(mem: GraphMemory, session_id: str) -> None:
         rows = [{"id": t.id, "hash": embedding_hash(x, mem.embedder.model), "embedding": v}
                 for t, x, v in zip(batch, texts, vectors, strict=True)]
         mem.db.write("embeddings/set_turn_embeddings", rows=rows, model=mem.embedder.model)
+
+
+def _files_write_ab(mem: GraphMemory, cwd: str, runs: int, session_ids: list[str]) -> dict[str, Any]:
+    """``import_turns`` of 10 turns (one tool call each) into a new session, ``runs`` times each way,
+    interleaved: tool calls naming a file (every other one an Edit of :data:`EDITED_FILE`, the others
+    a test run naming one) against the same number naming none."""
+    from graphmem.models import ToolCallIn, TurnIn
+
+    base = datetime.now(UTC) - timedelta(days=2)
+    times: dict[str, list[float]] = {"with": [], "without": []}
+    for run in range(runs):
+        for mode in (("with", "without") if run % 2 else ("without", "with")):
+            s = mem.create_session(cwd, agent="claude-code")
+            session_ids.append(s.id)
+            turns = []
+            for i in range(10):
+                if mode == "without":
+                    call = ToolCallIn(name="WebFetch", args={"url": "https://docs.example.org/decimal"}, result="ok")
+                elif i % 2:
+                    call = ToolCallIn(name="Edit", args={"file_path": f"{cwd}/{EDITED_FILE}", "old_string": "a",
+                                                         "new_string": "b"}, result="ok", success=i % 6 != 1)
+                else:
+                    call = ToolCallIn(name="Bash", args={"command": "pytest -q tests/test_invoice.py"}, result="ok")
+                turns.append(TurnIn(user_message=_PROMPTS[i % len(_PROMPTS)], assistant_message=_ANSWERS[i % len(_ANSWERS)],
+                                    tool_calls=[call], timestamp=base + timedelta(minutes=run * 20 + i),
+                                    source_id=str(uuid.uuid4())))
+            t0 = time.perf_counter()
+            mem.import_turns(s.id, turns)
+            times[mode].append((time.perf_counter() - t0) * 1000)
+    return {"import_10_turns_files_ms": percentiles(times["with"]),
+            "import_10_turns_no_files_ms": percentiles(times["without"])}
 
 
 def _wall(cmd: list[str], *, env: dict[str, str], stdin: str | None = None) -> tuple[float, str, str]:
@@ -224,7 +269,9 @@ def run_hooks_bench(
             _embed_session(mem, past_sid)
         mem.await_text_index()
 
-        # 3. UserPromptSubmit, as installed
+        # 3. UserPromptSubmit, as installed (the warm-up hooks may take their time: on a cold or busy
+        # server the first statements are planned then, and a hook past its budget prints nothing)
+        warm_env = {**env, "GRAPHMEM_HOOK_BUDGET": "30"}
         sid = str(uuid.uuid4())
         session_ids.append(sid)
         cur = work / f"{sid}.jsonl"
@@ -237,7 +284,7 @@ def run_hooks_bench(
         for i in range(warmup + prompts):
             payload = json.dumps({"session_id": sid, "transcript_path": str(cur), "cwd": cwd,
                                   "hook_event_name": "UserPromptSubmit", "prompt": _PROMPTS[i % len(_PROMPTS)]})
-            ms, out, err = _wall(hook, env=env, stdin=payload)
+            ms, out, err = _wall(hook, env=warm_env if i < warmup else env, stdin=payload)
             if i < warmup:
                 continue
             walls.append(ms)
@@ -251,6 +298,22 @@ def run_hooks_bench(
         figures["prompt_outputs_nonempty"] = nonempty
         figures["prompt_client_start_ms"] = percentiles(starts)
         figures["prompt_client_round_trip_ms"] = percentiles(trips)
+
+        # 3b. PreToolUse before a Read of the file the past session edited, as installed
+        pre_walls: list[float] = []
+        pre_nonempty = 0
+        say(f"{warmup} + {prompts} PreToolUse hooks ...")
+        for i in range(warmup + prompts):
+            payload = json.dumps({"session_id": sid, "transcript_path": str(cur), "cwd": cwd,
+                                  "hook_event_name": "PreToolUse", "tool_name": "Read",
+                                  "tool_input": {"file_path": f"{cwd}/{EDITED_FILE}"}, "tool_use_id": f"toolu_{i}"})
+            ms, out, _err = _wall(hook, env=warm_env if i < warmup else env, stdin=payload)
+            if i < warmup:
+                continue
+            pre_walls.append(ms)
+            pre_nonempty += bool(out.strip())
+        figures["pre_tool_hook_ms"] = percentiles(pre_walls)
+        figures["pre_tool_outputs_nonempty"] = pre_nonempty
 
         # 4. the split
         n = max(5, min(50, prompts))
@@ -298,6 +361,9 @@ def run_hooks_bench(
         figures["stop_hook_ms"] = percentiles(stops)
         figures["stop_records_per_run"] = stop_records
         figures["stop_turns_stored"] = after - before
+        # 6. what linking the files costs the Stop hook's write: the same import of 10 turns whose tool
+        # calls name a file (Edit, Bash) or none (WebFetch), interleaved
+        figures.update(_files_write_ab(mem, cwd, max(10, stop_runs * 2), session_ids))
         server = mem.db.server_info()
         notes += [
             "prompt_hook_ms: process spawn to exit of `python -S .../graphmem/runtime/client.py claude-code` "
@@ -308,7 +374,13 @@ def run_hooks_bench(
             "≈ prompt_hook_ms.",
             "site_start_ms is `python -c pass`: what -S saves (site-packages and .pth processing); "
             "console_script_hook_ms is the portable `graphmem hook claude-code` (site + console script).",
-            f"{past_turns} earlier turns (1 tool call each) in the project; Neo4j {server.version}.",
+            "pre_tool_hook_ms: the same command with a PreToolUse payload (Read of the file the earlier turns "
+            "edited): the file's latest edits with their requests, its failed calls and the summaries naming it.",
+            "stop_hook_ms includes linking each tool call to the files it names ((:File), TOUCHED) in the "
+            "same statement; import_10_turns_files_ms against import_10_turns_no_files_ms (the same import, "
+            "in-process, whose tool calls name no file; interleaved) is what that linking costs.",
+            f"{past_turns} earlier turns (1 tool call each, every other one an Edit of {EDITED_FILE}) in the project; "
+            f"Neo4j {server.version}.",
             "the daemon answers with a project search and the fact injection, the prompt embedded once for both "
             "(the CLI already holds the current session); hits "
             "collapse on equal text unless GRAPHMEM_HOOK_VECTOR_DEDUP=1 (fetching the vectors cost ~40-80 ms).",
