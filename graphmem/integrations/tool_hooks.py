@@ -20,7 +20,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .hook_files import HOOK_FILES, HookFile, InstallResult, _check_command, _hooks_object, _is_ours, _load, _write
+from .hook_file_edit import _hooks_object, _is_ours, _write, check_command, load_settings
+from .hook_files import HOOK_FILES, HookFile, InstallResult
 
 __all__ = ["PRE_TOOL_MATCHER", "TOOL_EVENTS", "install_tool_events", "with_tool_events"]
 
@@ -35,8 +36,8 @@ def install_tool_events(path: Path, command: str, matchers: Mapping[str, str], e
     """Put ``entry`` (running ``command``) in a group ``{"matcher": ..., "hooks": [entry]}`` of each
     event of ``matchers``. Our entry is updated in place when its group has the same matcher, and
     moved to a group of its own otherwise; other hooks are left alone."""
-    command = _check_command(command)
-    data, _ = _load(path)
+    command = check_command(command)
+    data, _ = load_settings(path)
     before = copy.deepcopy(data)
     hooks = _hooks_object(data, path, create=True)
     assert hooks is not None
@@ -90,7 +91,7 @@ def with_tool_events(hook_file: HookFile, matchers: Mapping[str, str]) -> HookFi
         if not tools:
             return result
         path = Path(result.path)
-        entry = {"type": "command", "command": _check_command(command), "timeout": timeout}
+        entry = {"type": "command", "command": check_command(command), "timeout": timeout}
         more = install_tool_events(path, command, tools, entry)
         return result.model_copy(update={"changed": result.changed or more.changed,
                                          "added": [*result.added, *more.added]})

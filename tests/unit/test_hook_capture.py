@@ -66,7 +66,8 @@ def test_events_installed_per_cli() -> None:
     assert CODEX_EVENTS == ("UserPromptSubmit", "Stop", "SessionStart", "PreCompact")  # Codex has no SessionEnd
     assert GEMINI_EVENTS == ("BeforeAgent", "AfterAgent", "SessionStart", "SessionEnd", "PreCompress")
     assert {t: f.events for t, f in HOOK_FILES.items()} == {
-        "claude-code": CLAUDE_EVENTS, "codex": CODEX_EVENTS, "gemini": GEMINI_EVENTS}
+        "claude-code": (*CLAUDE_EVENTS, "PreToolUse"), "codex": CODEX_EVENTS, "gemini": GEMINI_EVENTS}
+    # (PreToolUse, with its matcher group, comes from graphmem.integrations.tool_hooks)
 
 
 def test_hook_environment_carries_settings_but_never_a_secret() -> None:
