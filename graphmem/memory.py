@@ -226,14 +226,10 @@ class GraphMemory:
         tool_calls: Sequence[ToolCallIn | dict[str, Any]] = (),
         timestamp: datetime | None = None,
     ) -> Turn:
-        """Append a turn in one write transaction and mark it pending for the worker."""
+        """Append a turn in one write transaction and mark it pending for the worker. A malformed
+        argument (e.g. a tool call without ``name``) raises :class:`InvalidInput` naming the field."""
         self._foreground()
-        turn = TurnIn(
-            user_message=user_message,
-            assistant_message=assistant_message,
-            tool_calls=[c if isinstance(c, ToolCallIn) else ToolCallIn.model_validate(c) for c in tool_calls],
-            timestamp=timestamp,
-        )
+        turn = _turns.turn_input(user_message, assistant_message, tool_calls, timestamp)
         inline = self.embed_inline and self.embedder is not None
         # inline embedding, when asked: the oldest pending turns, this one among them
         return _turns.store_turn(self.db, session_id, turn, redact=self.redact,

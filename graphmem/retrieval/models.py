@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from collections.abc import Iterator
 from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
