@@ -26,6 +26,7 @@ from ..facts import (
     tuning_items,
     unset_tuning,
 )
+from ..errors import InvalidInput, SessionNotFound
 from ..facts.tuning import TUNING_HELP
 from .common import add_json_flag, emit_json, open_memory, print_table, relative
 
@@ -152,10 +153,18 @@ def _print_facts(facts: list[Fact], *, score: bool = False) -> None:
 
 
 def _add(args: argparse.Namespace) -> int:
+    if not args.content.strip():
+        raise InvalidInput("the fact is empty")
+    scope = _scope(args.scope or "global")
     with open_memory() as mem:
+        if scope.kind == "session":
+            try:
+                mem.get_session(scope.value)
+            except SessionNotFound:
+                raise InvalidInput(f"--scope {args.scope}: no session with id {scope.value!r}") from None
         res = remember(mem.db, args.content, embedder=mem.embedder, deferred=mem.deferred, redact=mem.redact,
                        subjects=args.subject, type=args.type, importance=args.importance, ttl=args.ttl,
-                       scope=_scope(args.scope or "global"), source="cli")
+                       scope=scope, source="cli")
     if args.json:
         emit_json(res.to_dict())
     else:
@@ -179,9 +188,12 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
+    if not args.query.strip():
+        raise InvalidInput("the query is empty: give some words to look for")
     with open_memory() as mem:
         facts = search_facts(mem.db, args.query, embedder=mem.embedder, deferred=mem.deferred, scopes=_scopes(args), limit=args.limit,
                              types=[args.type] if args.type else None)
+    facts = [f for f in facts if f.score is None or f.score > 0]  # a fact that does not match is not a result
     if args.json:
         emit_json([f.to_dict() for f in facts])
     else:
