@@ -379,13 +379,12 @@ def forget(
     if dry_run or not removed:
         return ForgetResult(removed, None, dry_run, versions)
     deleted = {r["id"] for r in delete_facts(db, list(matched))}
+    versions = [v for v in versions if v["currentId"] in deleted]  # the current versions deleted, with their history
     if method == "id":
         deleted = {value} if deleted else set()
         removed = [f for f in removed if f.id == value] if deleted else []
     else:
         removed = [f for f in removed if f.id in deleted]
-    current = {f.id for f in removed} | deleted
-    versions = [v for v in versions if v["currentId"] in current] if removed else []
     audit_id = str(uuid.uuid4())
     db.write(
         "facts/audit_forget", id=audit_id, now=utcnow(), reason=clean_text(reason) if reason else None,
