@@ -194,8 +194,8 @@ class Searcher:
 
     def _pending_warning(self, scope: Scope, levels: list[int]) -> str | None:
         """The warning of a vector search whose scope holds items still waiting for an embedding."""
-        row = self.db.read("search/pending_in_scope", kind=scope.file_kind, value=scope.value, levels=levels)[0]
-        n = int(row["turns"] or 0) + int(row["summaries"] or 0)
+        rows = self.db.read("search/pending_in_scope", kind=scope.file_kind, value=scope.value, levels=levels)
+        n = sum(int(r.get("turns") or 0) + int(r.get("summaries") or 0) for r in rows)
         if n == 0:
             return None
         return (f"{n} item{'s' if n != 1 else ''} in scope {'are' if n != 1 else 'is'} not embedded yet; run "
