@@ -53,13 +53,14 @@ def _run_once(args: list[str], env: dict[str, str], cwd: str) -> tuple[float, in
     return (time.perf_counter() - t0) * 1000, done.returncode
 
 
-def run_startup_bench(runs: int, *, compare_src: Path | None = None, log: Any = print) -> BenchResult:
+def run_startup_bench(runs: int, *, compare_src: Path | None = None, compare_label: str | None = None,
+                      log: Any = print) -> BenchResult:
     env = dict(os.environ)
     variants: list[tuple[str, dict[str, str]]] = [("", env)]
     if compare_src is not None:
         other = dict(env)
         other["PYTHONPATH"] = os.pathsep.join(p for p in (str(compare_src.resolve()), env.get("PYTHONPATH")) if p)
-        variants.append((f" [{compare_src}]", other))
+        variants.append((f" [{compare_label or compare_src}]", other))
     jobs = [(name + suffix, args, e) for name, args in COMMANDS for suffix, e in variants
             if args or not suffix]  # the floor once
     with tempfile.TemporaryDirectory(prefix="graphmem-startup-") as cwd:
@@ -106,6 +107,7 @@ def register(verbs: Any) -> None:
     p.add_argument("--compare-src", type=Path, default=None,
                    help="a directory holding another graphmem package (e.g. `git archive main graphmem cypher`): "
                         "its figures are measured too, interleaved")
+    p.add_argument("--compare-label", default=None, help="what --compare-src holds, for the results (e.g. 'main ff2b3c5')")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     p.set_defaults(handler=_startup)
 
@@ -114,7 +116,7 @@ def _startup(args: argparse.Namespace) -> int:
     if args.runs < 1:
         print("graphmem: error: --runs must be at least 1", file=sys.stderr)
         return 2
-    result = run_startup_bench(args.runs, compare_src=args.compare_src, log=lambda m: print(m, file=sys.stderr))
+    result = run_startup_bench(args.runs, compare_src=args.compare_src, compare_label=args.compare_label, log=lambda m: print(m, file=sys.stderr))
     _, md = write_results(result, args.out)
     print(result.markdown())
     print(f"wrote {md}", file=sys.stderr)
