@@ -344,7 +344,8 @@ def forget(
 ) -> ForgetResult:
     """Forget one fact by id (or by a unique id prefix of 6+ characters, as listings show ids; an
     ambiguous prefix is :class:`InvalidInput` listing the candidates, an id-like value matching
-    nothing is :class:`NotFound`), or every fact matching a topic: cosine >= ``min_score``
+    nothing is :class:`NotFound` when ``scopes`` is None; with ``scopes``, a prefix only finds the
+    facts of those scopes), or every fact matching a topic: cosine >= ``min_score``
     (default 0.5), tagged with the topic as a subject, or containing it (3+ characters).
 
     Removes each match with its whole history and writes a ``(:ForgetAudit)`` record (when, why,
@@ -357,7 +358,7 @@ def forget(
     keys = _scopes(scopes)
     matched: dict[str, Fact] = {}
     method = "topic"
-    value = _full_id(db, value)
+    value = _full_id(db, value, keys)
     rows = db.read("facts/get", id=value) if len(value) <= 64 else []
     if rows:
         method = "id"
@@ -373,7 +374,7 @@ def forget(
             for f in list_text(db, needle, keys, limit=limit):
                 matched.setdefault(f.id, f)
     removed = list(matched.values())
-    if not removed and _looks_like_id(value):
+    if not removed and keys is None and _looks_like_id(value):
         raise NotFound(f"no fact with id or id prefix {value!r} (and no fact about it)")
     versions = [dict(r) for r in db.read("facts/versions", ids=list(matched))] if removed else []
     if dry_run or not removed:
@@ -404,13 +405,13 @@ def _looks_like_id(value: str) -> bool:
     return _ID_PREFIX.fullmatch(value) is not None and any(c.isdigit() for c in value)
 
 
-def _full_id(db: Database, value: str) -> str:
-    """The full id of the one fact whose id starts with ``value`` (6+ characters), else ``value``
-    itself (an exact id, or a topic). :class:`InvalidInput` listing the candidates when several
-    facts share the prefix."""
+def _full_id(db: Database, value: str, keys: list[str] | None) -> str:
+    """The full id of the one fact (of the scopes ``keys``; None: any) whose id starts with ``value``
+    (6+ characters), else ``value`` itself (an exact id, or a topic). :class:`InvalidInput` listing
+    the candidates when several facts share the prefix."""
     if not _looks_like_id(value) or len(value) >= 36:
         return value
-    rows = db.read("facts/by_id_prefix", prefix=value, limit=11)
+    rows = db.read("facts/by_id_prefix", prefix=value, scopeKeys=keys, limit=11)
     if len(rows) <= 1:
         return rows[0]["id"] if rows else value
     shown = "; ".join(f"{r['id']} ({r['content']})" for r in rows[:10])

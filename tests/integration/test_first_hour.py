@@ -121,7 +121,11 @@ def test_ambiguous_id_prefix_lists_the_candidates(database: Database, neo4j_targ
     assert out.stderr.splitlines() == [
         f"graphmem: error: the id prefix {prefix!r} matches 2 facts: {ids[0]} (tabs are four spaces wide here); "
         f"{ids[1]} (the release branch is cut on Thursdays); give more characters"]
-    assert {f.id for f in GraphMemory(database).list_facts(scopes=[scope])} == set(ids)  # nothing forgotten
+    mem = GraphMemory(database)
+    assert {f.id for f in mem.list_facts(scopes=[scope])} == set(ids)  # nothing forgotten
+    # a caller limited to other scopes never reaches these facts by a prefix
+    elsewhere = mem.forget(ids[1][: len(prefix) + 2], scopes=[Scope.project(namespace + "/other")])
+    assert elsewhere.removed == [] and {f.id for f in mem.list_facts(scopes=[scope])} == set(ids)
     unique = _cli(neo4j_target, "facts", "forget", ids[1][: len(prefix) + 2])
     assert unique.returncode == 0 and unique.stdout.startswith("forgot 1 fact")
 
