@@ -41,6 +41,9 @@ def default_home() -> Path:
     return Path("~/.local/share/graphmem").expanduser()
 
 
+_BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
+
 class Settings(BaseSettings):
     """Every knob graphmem reads from the environment."""
 
@@ -136,6 +139,21 @@ class Settings(BaseSettings):
     worker_yield_seconds: float = 0.25
     """The worker takes no new job while a foreground call on this machine ran less than this long ago
     (GRAPHMEM_WORKER_YIELD_SECONDS; 0 = never yield). See :mod:`graphmem.activity`."""
+
+    @field_validator("neo4j_uri")
+    @classmethod
+    def _bolt_uri(cls, value: str | None) -> str | None:
+        if not value:
+            return value  # unset or empty: the managed server
+        scheme, sep, _ = value.partition("://")
+        if not sep:
+            raise ValueError("must be a Bolt URI: bolt://host:7687 or neo4j://host:7687")
+        if scheme.lower() in ("http", "https"):
+            raise ValueError(f"must be a Bolt URI (bolt:// or neo4j://), not {scheme.lower()}://: that is the Browser's "
+                             "address; the Bolt one is usually bolt://host:7687")
+        if scheme.lower() not in _BOLT_SCHEMES:
+            raise ValueError(f"must be a Bolt URI: bolt:// or neo4j:// (or their +s / +ssc forms), not {scheme}://")
+        return value
 
     @field_validator("hook_replay_seconds")
     @classmethod

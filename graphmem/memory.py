@@ -12,7 +12,7 @@ calls, ``HAS_TURN``, ``NEXT``, session activity) and marks the turn ``embedState
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -83,19 +83,20 @@ class GraphMemory:
         redact: bool = True,
         foreground: ForegroundSignal | None = None,
         chat: ChatConfig | None = None,
+        embedder_factory: Callable[[], Embedder | None] | None = None,
     ) -> None:
         """``embedder`` is used for vector search and inline embedding; without one, search is
         text-only. ``redact`` replaces secrets (API keys, tokens, passwords; see
         :mod:`graphmem.redaction`) with ``[REDACTED:<kind>]`` in everything stored: turns, tool
         calls, facts, retrieval logs. The model name and dimension recorded in the database (and
         used for the vector indexes) are the embedder's, or the explicit values, or the local
-        default's."""
+        default's. ``embedder_factory`` (instead of ``embedder``) makes the embedder on first use, so
+        that work which never embeds (listing sessions or facts, stats) never loads one."""
         self.db = db
-        self.embedder = embedder
-        self.embedding_model = embedding_model or (embedder.model if embedder else LOCAL_EMBEDDING_MODEL)
-        self.embedding_dimensions = embedding_dimensions or (
-            embedder.dimensions if embedder else LOCAL_EMBEDDING_DIMENSIONS
-        )
+        self._embedder = embedder
+        self._embedder_factory = embedder_factory if embedder is None else None
+        self._embedding_model = embedding_model
+        self._embedding_dimensions = embedding_dimensions
         self.worktree_as_project = worktree_as_project
         self.embed_inline = embed_inline
         """Embed pending turns in :meth:`store_turn` itself (instead of leaving them to the worker)."""
@@ -111,21 +112,54 @@ class GraphMemory:
         """The background writer for writes nobody waits for (the injection logs of
         :meth:`build_context`); :meth:`close` waits for what it has queued (no thread until used)."""
 
+    @property
+    def embedder(self) -> Embedder | None:
+        """The embedder (made on first use when this memory was given a factory); None: text-only."""
+        if self._embedder_factory is not None:
+            factory, self._embedder_factory = self._embedder_factory, None
+            self._embedder = factory()
+        return self._embedder
+
+    @property
+    def embedding_model(self) -> str:
+        """The model name recorded in the database: the explicit value, else the embedder's, else the local default."""
+        if self._embedding_model is None:
+            emb = self.embedder
+            self._embedding_model = emb.model if emb is not None else LOCAL_EMBEDDING_MODEL
+        return self._embedding_model
+
+    @embedding_model.setter
+    def embedding_model(self, value: str) -> None:
+        self._embedding_model = value
+
+    @property
+    def embedding_dimensions(self) -> int:
+        """The vector size of the indexes: the explicit value, else the embedder's, else the local default."""
+        if self._embedding_dimensions is None:
+            emb = self.embedder
+            self._embedding_dimensions = emb.dimensions if emb is not None else LOCAL_EMBEDDING_DIMENSIONS
+        return self._embedding_dimensions
+
+    @embedding_dimensions.setter
+    def embedding_dimensions(self, value: int) -> None:
+        self._embedding_dimensions = value
+
     def _foreground(self) -> None:
         if self.foreground is not None:
             self.foreground.mark()
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, *, start: bool = False) -> GraphMemory:
-        """Connect as configured (explicit URI, else the managed server; ``start`` starts it)."""
+        """Connect as configured (explicit URI, else the managed server; ``start`` starts it). The
+        embedder is made when first needed, so a bad embedder setting surfaces there."""
         settings = settings or Settings.load()
-        embedder = make_embedder(settings)
         db = open_database(settings, start=start)
+        explicit = settings.embedder == "none"  # otherwise the embedder's own model and size, once made
         return cls(
             db,
-            embedder=embedder,
-            embedding_model=settings.embedding_model if embedder is None else None,
-            embedding_dimensions=settings.embedding_dimensions if embedder is None else None,
+            embedder_factory=lambda: make_embedder(settings),
+            embedding_model=settings.embedding_model if explicit else None,
+            embedding_dimensions=settings.embedding_dimensions if explicit else None,
             foreground=ForegroundSignal.for_home(settings.home),
             chat=ChatConfig.from_settings(settings),
         )
@@ -204,14 +238,10 @@ class GraphMemory:
         tool_calls: Sequence[ToolCallIn | dict[str, Any]] = (),
         timestamp: datetime | None = None,
     ) -> Turn:
-        """Append a turn in one write transaction and mark it pending for the worker."""
+        """Append a turn in one write transaction and mark it pending for the worker. A malformed
+        argument (e.g. a tool call without ``name``) raises :class:`InvalidInput` naming the field."""
         self._foreground()
-        turn = TurnIn(
-            user_message=user_message,
-            assistant_message=assistant_message,
-            tool_calls=[c if isinstance(c, ToolCallIn) else ToolCallIn.model_validate(c) for c in tool_calls],
-            timestamp=timestamp,
-        )
+        turn = _turns.turn_input(user_message, assistant_message, tool_calls, timestamp)
         inline = self.embed_inline and self.embedder is not None
         # inline embedding, when asked: the oldest pending turns, this one among them
         return _turns.store_turn(self.db, session_id, turn, redact=self.redact,

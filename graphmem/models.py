@@ -10,8 +10,10 @@ import json
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
+
+from .errors import InvalidInput
 
 __all__ = [
     "ConversationSummary",
@@ -24,6 +26,7 @@ __all__ = [
     "Turn",
     "TurnIn",
     "clean_text",
+    "input_error",
     "utcnow",
 ]
 
@@ -50,6 +53,18 @@ def clean_text(value: str) -> str:
 
 class _Model(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+def input_error(error: ValidationError, where: str) -> InvalidInput:
+    """The :class:`InvalidInput` of a validation error of caller data, naming each bad field from
+    ``where`` (``tool_calls[0].name: Field required``), one problem per ``;``."""
+    problems = []
+    for err in error.errors():
+        path = where
+        for part in err.get("loc") or ():
+            path += f"[{part}]" if isinstance(part, int) else f".{part}"
+        problems.append(f"{path}: {' '.join(str(err.get('msg', '')).split())}")
+    return InvalidInput("; ".join(problems) or f"{where}: invalid")
 
 
 class ToolCallIn(_Model):

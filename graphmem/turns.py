@@ -15,12 +15,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from pydantic import ValidationError
+
 from .db import Database
 from .db.concurrency import pool_for
 from .db.rows import native, native_row
 from .errors import InvalidInput, SessionNotFound
 from .file_paths import touched_files
-from .models import SessionDetail, ToolCall, ToolCallIn, Turn, TurnIn
+from .models import SessionDetail, ToolCall, ToolCallIn, Turn, TurnIn, input_error
 from .redaction import redact_turn_with_kinds
 from .sessions import check_id, get_session, when
 
@@ -55,13 +57,26 @@ def turn_input(
     tool_calls: Sequence[ToolCallIn | dict[str, Any]] = (),
     timestamp: datetime | None = None,
 ) -> TurnIn:
-    """The :class:`~graphmem.models.TurnIn` of a facade's ``store_turn`` arguments (validated)."""
-    return TurnIn(
-        user_message=user_message,
-        assistant_message=assistant_message,
-        tool_calls=[c if isinstance(c, ToolCallIn) else ToolCallIn.model_validate(c) for c in tool_calls],
-        timestamp=timestamp,
-    )
+    """The :class:`~graphmem.models.TurnIn` of a facade's ``store_turn`` arguments (validated:
+    :class:`InvalidInput` naming the bad field, e.g. ``tool_calls[0].name: Field required``)."""
+    calls: list[ToolCallIn] = []
+    for n, c in enumerate(tool_calls):
+        try:
+            calls.append(c if isinstance(c, ToolCallIn) else ToolCallIn.model_validate(c))
+        except ValidationError as e:
+            raise input_error(e, f"tool_calls[{n}]") from None
+    try:
+        return TurnIn(user_message=user_message, assistant_message=assistant_message, tool_calls=calls,
+                      timestamp=timestamp)
+    except ValidationError as e:
+        raise input_error(e, "turn") from None
+
+
+def _turn_in(raw: TurnIn | dict[str, Any], n: int) -> TurnIn:
+    try:
+        return raw if isinstance(raw, TurnIn) else TurnIn.model_validate(raw)
+    except ValidationError as e:
+        raise input_error(e, f"turns[{n}]") from None
 
 
 def tool_rows(calls: Sequence[ToolCallIn | dict[str, Any]]) -> list[dict[str, Any]]:
@@ -212,9 +227,8 @@ def import_turns(
         batch = []
 
     try:
-        for raw in turns:
-            row, _, found = _turn_row(sid, raw if isinstance(raw, TurnIn) else TurnIn.model_validate(raw),
-                                      redact=redact)
+        for n_read, raw in enumerate(turns):
+            row, _, found = _turn_row(sid, _turn_in(raw, n_read), redact=redact)
             redactions += found
             key = row["sourceKey"]
             if key is not None:

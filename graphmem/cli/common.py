@@ -8,16 +8,30 @@ import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel
-
-from ..memory import open_memory
-from ..retrieval.reltime import relative
+if TYPE_CHECKING:
+    from ..config import Settings
+    from ..memory import GraphMemory
 
 __all__ = ["Progress", "add_json_flag", "emit_json", "open_memory", "print_table", "relative", "to_jsonable"]
 
 T = TypeVar("T")
+
+
+def open_memory(*, start: bool = False, ensure_schema: bool = True, settings: Settings | None = None) -> GraphMemory:
+    """:func:`graphmem.memory.open_memory`, imported when a command first opens the memory (so that
+    commands which never do, and ``--help``, do not pay for the driver and the store)."""
+    from ..memory import open_memory as _open
+
+    return _open(start=start, ensure_schema=ensure_schema, settings=settings)
+
+
+def relative(ts: datetime | None, now: datetime | None = None) -> str:
+    """:func:`graphmem.retrieval.reltime.relative` ('3 minutes ago'), imported on first use."""
+    from ..retrieval.reltime import relative as _relative
+
+    return _relative(ts, now)
 
 
 def add_json_flag(p: argparse.ArgumentParser) -> None:
@@ -25,7 +39,7 @@ def add_json_flag(p: argparse.ArgumentParser) -> None:
 
 
 def to_jsonable(value: Any) -> Any:
-    if isinstance(value, BaseModel):
+    if hasattr(value, "model_dump"):  # a pydantic model (pydantic itself is not imported for this)
         return value.model_dump(mode="json", by_alias=True)
     if isinstance(value, datetime):
         return value.isoformat()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -10,12 +11,20 @@ from typing import Any
 
 from ..config import Settings
 from ..demo_data import DEMO_TURNS
+from ..errors import SessionNotFound
 from ..memory import GraphMemory
 from ..models import utcnow
 from .common import print_table, relative
 from .sessions_cmd import print_session
 
-__all__ = ["register"]
+__all__ = ["demo_session_id", "register"]
+
+
+def demo_session_id(cwd: str) -> str:
+    """The id of the demo session of a directory (the same on every run)."""
+    from ..paths import normalize_cwd
+
+    return "graphmem-demo-" + hashlib.sha256(normalize_cwd(cwd).encode()).hexdigest()[:16]
 
 
 def register(sub: Any) -> None:
@@ -36,7 +45,16 @@ def _demo(args: argparse.Namespace) -> int:
         cwd = Path(args.cwd) if args.cwd else settings.home / "demo-project"
         cwd.mkdir(parents=True, exist_ok=True)
         print(f"\n== 2. Recording a coding session in {cwd}")
-        session = mem.create_session(str(cwd), agent="demo")
+        # one demo session per directory: running the demo again replaces it instead of adding another
+        session_id = demo_session_id(str(cwd))
+        try:
+            mem.get_session(session_id)
+        except SessionNotFound:
+            pass
+        else:
+            mem.delete_session(session_id)
+            print(f"  replaced the earlier demo session {session_id}")
+        session = mem.create_session(str(cwd), agent="demo", session_id=session_id)
         start = utcnow() - timedelta(minutes=len(DEMO_TURNS) * 3)
         latencies = []
         for i, turn in enumerate(DEMO_TURNS):

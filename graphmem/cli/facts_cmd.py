@@ -8,6 +8,7 @@ import os
 import sys
 from typing import Any
 
+from ..errors import InvalidInput, SessionNotFound
 from ..facts import (
     FACT_TYPES,
     Fact,
@@ -90,7 +91,8 @@ def register(sub: Any) -> None:
     add_json_flag(se)
     se.set_defaults(handler=_search)
 
-    fo = verbs.add_parser("forget", help="forget a fact by id, or every fact about a topic (audited)")
+    fo = verbs.add_parser("forget", help="forget a fact by id (or a unique id prefix, 6+ characters), or every fact "
+                                         "about a topic (audited, with each fact's whole history)")
     fo.add_argument("topic_or_id")
     _scope_arg(fo, many=True)
     fo.add_argument("--reason", default=None)
@@ -152,10 +154,18 @@ def _print_facts(facts: list[Fact], *, score: bool = False) -> None:
 
 
 def _add(args: argparse.Namespace) -> int:
+    if not args.content.strip():
+        raise InvalidInput("the fact is empty")
+    scope = _scope(args.scope or "global")
     with open_memory() as mem:
+        if scope.kind == "session":
+            try:
+                mem.get_session(scope.value)
+            except SessionNotFound:
+                raise InvalidInput(f"--scope {args.scope}: no session with id {scope.value!r}") from None
         res = remember(mem.db, args.content, embedder=mem.embedder, deferred=mem.deferred, redact=mem.redact,
                        subjects=args.subject, type=args.type, importance=args.importance, ttl=args.ttl,
-                       scope=_scope(args.scope or "global"), source="cli")
+                       scope=scope, source="cli")
     if args.json:
         emit_json(res.to_dict())
     else:
@@ -179,9 +189,12 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
+    if not args.query.strip():
+        raise InvalidInput("the query is empty: give some words to look for")
     with open_memory() as mem:
         facts = search_facts(mem.db, args.query, embedder=mem.embedder, deferred=mem.deferred, scopes=_scopes(args), limit=args.limit,
                              types=[args.type] if args.type else None)
+    facts = [f for f in facts if f.score is None or f.score > 0]  # a fact that does not match is not a result
     if args.json:
         emit_json([f.to_dict() for f in facts])
     else:
@@ -198,9 +211,16 @@ def _forget(args: argparse.Namespace) -> int:
         return 0
     n = len(res.removed)
     verb = "would forget" if res.dry_run else "forgot"
-    print(f"{verb} {n} fact{'s' if n != 1 else ''}" + (f" (audit {res.audit_id})" if res.audit_id else ""))
+    older = [v for v in res.versions if not v.get("current")]
+    print(f"{verb} {n} fact{'s' if n != 1 else ''}"
+          + (f" and {len(older)} earlier version{'s' if len(older) != 1 else ''}" if older else "")
+          + (f" (audit {res.audit_id})" if res.audit_id else ""))
     for f in res.removed:
         print(f"  {f.id}  {f.type}  {f.scope_key}  {f.content[:100]}")
+    if older:
+        print("versions (each fact's whole history goes with it):")
+        for v in res.versions:
+            print(f"  {v['id']}  {'current' if v.get('current') else 'earlier'}  {str(v.get('content') or '')[:100]}")
     return 0
 
 
@@ -217,9 +237,11 @@ def _audits(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(rows)
     else:
-        print_table(["audit", "when", "method", "count", "reason", "scopes"],
+        print_table(["audit", "when", "method", "count", "reason", "scopes", "versions"],
                     [(a["id"][:8], relative(a.get("at")), a.get("method"), a.get("count"), a.get("reason"),
-                      ",".join(sorted(set(a.get("scopeKeys") or [])))) for a in rows])
+                      ",".join(sorted(set(a.get("scopeKeys") or []))),
+                      ",".join(v[:8] for v in a.get("versionIds") or a.get("factIds") or []))
+                     for a in rows], max_width=120)
     return 0
 
 

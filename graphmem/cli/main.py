@@ -16,33 +16,45 @@ from collections.abc import Callable
 
 from ..errors import ConfigError, DatabaseUnavailable, GraphMemError, InvalidInput, InvalidSettings, NotFound
 
-__all__ = ["ENTRY_POINT_GROUP", "GROUPS", "build_parser", "main"]
+__all__ = ["COMMANDS", "ENTRY_POINT_GROUP", "EXIT_ERROR", "EXIT_NOT_FOUND", "EXIT_UNAVAILABLE", "EXIT_USAGE", "build_parser",
+           "main"]
 
 Handler = Callable[[argparse.Namespace], int]
 
-# Each module defines ``register(subparsers)``; imported lazily so `graphmem hooks ...` stays fast.
-GROUPS: list[tuple[str, str]] = [
-    ("db", "graphmem.cli.db_cmd"),
-    ("sessions", "graphmem.cli.sessions_cmd"),
-    ("turns", "graphmem.cli.sessions_cmd"),
-    ("demo", "graphmem.cli.demo_cmd"),
-]
-_OPTIONAL_GROUPS = [
-    "graphmem.cli.search_cmd",
-    "graphmem.cli.worker_cmd",
-    "graphmem.cli.import_cmd",
-    "graphmem.cli.hooks_cmd",
-    "graphmem.cli.hook_cmd",
-    "graphmem.cli.daemon_cmd",
-    "graphmem.cli.spool_cmd",
-    "graphmem.cli.stats_cmd",
-    "graphmem.cli.mcp_cmd",
-    "graphmem.cli.facts_cmd",
-    "graphmem.cli.export_cmd",
-    "graphmem.cli.chat_cmd",
-    "graphmem.cli.digest_cmd",
-    "graphmem.cli.serve_cmd",
-    "graphmem.cli.files_cmd",
+# Every command: (name, the module that registers it, its one-line help). A command's module is
+# imported only when that command runs (or for the full parser): `graphmem --help`, `graphmem hooks ...`
+# or `graphmem stats` never import the search, worker or embedder code. The help strings are the
+# modules' own (tests/unit check the two agree).
+COMMANDS: list[tuple[str, str, str]] = [
+    ("db", "graphmem.cli.db_cmd", "the managed local Neo4j server and the schema"),
+    ("sessions", "graphmem.cli.sessions_cmd", "sessions of a directory (default: the current one)"),
+    ("turns", "graphmem.cli.sessions_cmd", "turns of a session"),
+    ("demo", "graphmem.cli.demo_cmd",
+     "start the managed Neo4j, record a coding session with tool calls, print it back"),
+    ("search", "graphmem.cli.search_cmd", "search past turns and summaries (hybrid vector + full-text)"),
+    ("context", "graphmem.cli.search_cmd", "the context block an agent gets before answering a message"),
+    ("reindex", "graphmem.cli.search_cmd", "re-embed every turn and summary with the configured embedder"),
+    ("worker", "graphmem.cli.worker_cmd", "the summarizer worker: embeddings, level-1 summaries, roll-ups"),
+    ("check", "graphmem.cli.worker_cmd",
+     "verify the summary hierarchy's invariants (exit 1 with a report when one is broken)"),
+    ("import", "graphmem.cli.import_cmd",
+     "import transcripts: graphmem import [claude-code|codex|gemini|aider|auto] PATH..."),
+    ("hooks", "graphmem.cli.hooks_cmd", "install or remove graphmem's hooks in Claude Code, Codex, Gemini CLI"),
+    ("hook", "graphmem.cli.hook_cmd",
+     "run by the CLIs' hooks: graphmem hook <claude-code|codex|gemini> < hook-input.json"),
+    ("daemon", "graphmem.cli.daemon_cmd", "the local process that answers the hooks (warm driver and embedder)"),
+    ("spool", "graphmem.cli.spool_cmd", "turns kept on disk while Neo4j was unreachable"),
+    ("stats", "graphmem.cli.stats_cmd", "counts of sessions, turns, tool calls, summaries, facts; pending work"),
+    ("mcp", "graphmem.cli.mcp_cmd", "serve the MCP tools over stdio (claude mcp add graphmem -- graphmem mcp)"),
+    ("facts", "graphmem.cli.facts_cmd", "typed facts: add, list, search, forget, expire"),
+    ("settings", "graphmem.cli.facts_cmd", "fact-memory settings stored in the database"),
+    ("retrievals", "graphmem.cli.facts_cmd", "pre-call injection logs"),
+    ("export", "graphmem.cli.export_cmd",
+     "export the graph (all sessions, one session or one directory's) as GraphML, GEXF or JSON"),
+    ("chat", "graphmem.cli.chat_cmd", "chat agents: live messages, conversations, memory tools"),
+    ("serve", "graphmem.cli.serve_cmd", "serve the memory over HTTP: a JSON API (/docs) and the dashboard (/memory)"),
+    ("digest", "graphmem.cli.digest_cmd", "chat rooms' live messages digested into facts by an LLM, at fixed hours"),
+    ("files", "graphmem.cli.files_cmd", "files the coding agents' tool calls touched"),
 ]
 ENTRY_POINT_GROUP = "graphmem.commands"
 
@@ -52,41 +64,51 @@ EXIT_NOT_FOUND = 3
 EXIT_UNAVAILABLE = 4
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``graphmem`` parser. Without ``command``: every group, each module imported. With one:
+    only that command's module (or plugin) is imported; every other command is a stub carrying its
+    help line, enough for ``--help`` and for argparse's "invalid choice" message."""
     parser = argparse.ArgumentParser(
         prog="graphmem",
         description="Long-term conversational memory for LLM agents and coding CLIs, stored as a graph in Neo4j.",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="group", metavar="<command>")
-    seen: set[str] = set()
-    modules = [m for _, m in GROUPS] + _OPTIONAL_GROUPS
-    for mod_name in modules:
-        if mod_name in seen:
-            continue
-        seen.add(mod_name)
-        try:
-            mod = importlib.import_module(mod_name)
-        except ModuleNotFoundError as e:
-            if e.name == mod_name:
-                continue  # that group is not part of this build
-            raise
-        mod.register(sub)
-    _register_plugins(sub)
+    wanted = {m for name, m, _ in COMMANDS if command is None or name == command}
+    loaded: set[str] = set()
+    for name, mod_name, help_text in COMMANDS:
+        if name in sub.choices:
+            continue  # registered with an earlier command of the same module
+        if mod_name in wanted and mod_name not in loaded:
+            loaded.add(mod_name)
+            try:
+                mod = importlib.import_module(mod_name)
+            except ModuleNotFoundError as e:
+                if e.name == mod_name:
+                    continue  # that group is not part of this build
+                raise
+            mod.register(sub)
+        if name not in sub.choices:
+            sub.add_parser(name, help=help_text)
+    _register_plugins(sub, command)
     return parser
 
 
-def _register_plugins(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _register_plugins(sub: argparse._SubParsersAction[argparse.ArgumentParser], command: str | None) -> None:
     """The command groups other distributions register as ``graphmem.commands`` entry points
-    (looked up here, not at import time, so the hook fast path never pays for the scan)."""
+    (looked up here, not at import time, so the hook fast path never pays for the scan); a
+    plugin's code is loaded only for the full parser or when it is the command that runs."""
     from importlib.metadata import entry_points
 
     taken = set(sub.choices)
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         if ep.name in taken:
             continue  # a built-in group keeps its name
-        register: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None] = ep.load()
-        register(sub)
+        if command is None or ep.name == command:
+            register: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None] = ep.load()
+            register(sub)
+        else:
+            sub.add_parser(ep.name, help=f"(from {ep.dist.name if ep.dist else ep.value.split('.')[0]})")
         taken.add(ep.name)
 
 
@@ -100,8 +122,9 @@ def main(argv: list[str] | None = None) -> int:
 
     # the driver logs each retry as a warning; without a handler those reach stderr as raw lines
     logging.getLogger("neo4j").setLevel(logging.ERROR)
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    first = next((a for a in raw if not a.startswith("-")), "")  # the command (top-level options are flags)
+    parser = build_parser(first)
+    args = parser.parse_args(raw)
     if args.version:
         from .. import __version__
 

@@ -12,7 +12,7 @@ from ..retrieval import ContextConfig, Scope, locale_from_env
 from ..retrieval.models import SearchHit
 from .common import Progress, emit_json, open_memory
 
-__all__ = ["register", "resolve_scope"]
+__all__ = ["non_empty", "register", "resolve_scope"]
 
 
 def register(sub: Any) -> None:
@@ -88,10 +88,22 @@ def _print_hit(n: int, h: SearchHit, full: bool) -> None:
     print()
 
 
+def non_empty(text: str, what: str) -> str:
+    """``text`` when it has something besides spaces, else :class:`InvalidInput` (exit 2)."""
+    if not text.strip():
+        raise InvalidInput(f"{what} is empty: give some words to look for")
+    return text
+
+
 def _search(args: argparse.Namespace) -> int:
+    non_empty(args.query, "the query")
+    if args.k < 1:
+        raise InvalidInput(f"-k must be at least 1, got {args.k}")
     scope = resolve_scope(args.scope, args.session, args.cwd)
     locale = args.locale or locale_from_env()
     with open_memory() as mem:
+        if args.scope == "session":
+            mem.get_session(args.session)  # an unknown session is not found (exit 3), not "no results"
         res = mem.search(args.query, scope=scope, levels=_levels(args.levels), k=args.k, mode=args.mode,
                          min_score=args.min_score, locale=locale)
     if args.json:
@@ -109,6 +121,9 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _context(args: argparse.Namespace) -> int:
+    non_empty(args.message, "the message")
+    if args.budget < 1:
+        raise InvalidInput(f"--budget is a number of characters >= 1, got {args.budget}")
     cfg = ContextConfig(scope=args.scope, budget_chars=args.budget, mode=args.mode,
                         locale=args.locale or locale_from_env())
     with open_memory() as mem:

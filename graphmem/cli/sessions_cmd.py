@@ -7,6 +7,7 @@ import os
 import sys
 from typing import Any
 
+from ..errors import InvalidInput
 from ..models import SessionDetail, Turn
 from .common import add_json_flag, emit_json, open_memory, print_table, relative
 
@@ -124,6 +125,8 @@ def _turns_list(args: argparse.Namespace) -> int:
 
 
 def _turns_add(args: argparse.Namespace) -> int:
+    if not args.user.strip() and not args.assistant.strip():
+        raise InvalidInput("--user and --assistant are both empty: a turn needs at least one message")
     with open_memory() as mem:
         sid = args.session or mem.create_session(args.cwd or os.getcwd(), agent="cli").id
         turn = mem.store_turn(sid, args.user, args.assistant)

@@ -169,6 +169,8 @@ def _check(args: argparse.Namespace) -> int:
     from ..paths import normalize_cwd
 
     with open_memory() as mem:
+        for session_id in args.session or ():
+            mem.get_session(session_id)  # an unknown session is not found (exit 3), not an empty check
         report = check_hierarchy(
             mem.db, args.session, path=normalize_cwd(args.cwd) if args.cwd else None, complete=args.complete
         )

@@ -10,16 +10,18 @@ pending turns, summaries and facts their vectors off the write path.
 * :mod:`.passes`: whole passes (:func:`embed_all_pending`, :func:`reindex`) and document expansion.
 
 Heavy vendor modules (``openai``, the USE weights, ``sentence_transformers``) are imported or
-loaded only when an embedder first needs them.
+loaded only when an embedder first needs them; the embedders' own modules are imported when
+:func:`make_embedder` makes one or one of their names is first used.
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .base import Embedder, embedding_hash, normalize_rows
 from .cache import CachedEmbedder
 from .factory import make_embedder
-from .local import LOCAL_EMBEDDING_DIMENSIONS, LOCAL_EMBEDDING_MODEL, LocalEmbedder
-from .openai import DEFAULT_OPENAI_EMBEDDING_MODEL, OPENAI_EMBEDDING_DIMENSIONS, OpenAIEmbedder
 from .passes import EmbedPassStats, embed_all_pending, expand_context, pending_counts, reindex
 from .pending import (
     EMBED_TEXT_MAX_CHARS,
@@ -37,7 +39,31 @@ from .pending import (
     summary_embedding_text,
     turn_embedding_text,
 )
-from .sentence_transformer import DEFAULT_SENTENCE_TRANSFORMER_MODEL, SentenceTransformerEmbedder
+
+if TYPE_CHECKING:
+    from .local import LOCAL_EMBEDDING_DIMENSIONS, LOCAL_EMBEDDING_MODEL, LocalEmbedder
+    from .openai import DEFAULT_OPENAI_EMBEDDING_MODEL, OPENAI_EMBEDDING_DIMENSIONS, OpenAIEmbedder
+    from .sentence_transformer import DEFAULT_SENTENCE_TRANSFORMER_MODEL, SentenceTransformerEmbedder
+
+# the embedders' own modules are imported when one of their names is first asked for, so that
+# importing the package (every command does) loads no model code
+_LAZY = {
+    "LOCAL_EMBEDDING_DIMENSIONS": "local",
+    "LOCAL_EMBEDDING_MODEL": "local",
+    "LocalEmbedder": "local",
+    "DEFAULT_OPENAI_EMBEDDING_MODEL": "openai",
+    "OPENAI_EMBEDDING_DIMENSIONS": "openai",
+    "OpenAIEmbedder": "openai",
+    "DEFAULT_SENTENCE_TRANSFORMER_MODEL": "sentence_transformer",
+    "SentenceTransformerEmbedder": "sentence_transformer",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
 
 __all__ = [
     "DEFAULT_OPENAI_EMBEDDING_MODEL",

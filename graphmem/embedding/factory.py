@@ -7,9 +7,6 @@ from ..errors import ConfigError
 from ..providers.retry import RetryPolicy
 from .base import Embedder
 from .cache import CachedEmbedder
-from .local import LOCAL_EMBEDDING_DIMENSIONS, LOCAL_EMBEDDING_MODEL, LocalEmbedder
-from .openai import DEFAULT_OPENAI_EMBEDDING_MODEL, OpenAIEmbedder
-from .sentence_transformer import DEFAULT_SENTENCE_TRANSFORMER_MODEL, SentenceTransformerEmbedder
 
 __all__ = ["make_embedder"]
 
@@ -32,7 +29,9 @@ def make_embedder(
     inner: Embedder
     if kind == "none":
         return None
-    if kind == "local":
+    if kind == "local":  # each embedder's module is imported only when it is the one asked for
+        from .local import LOCAL_EMBEDDING_DIMENSIONS, LOCAL_EMBEDDING_MODEL, LocalEmbedder
+
         if settings.embedding_model not in (None, LOCAL_EMBEDDING_MODEL):
             raise ConfigError(
                 f"the local embedder is {LOCAL_EMBEDDING_MODEL}; embedding_model={settings.embedding_model!r} needs "
@@ -44,6 +43,8 @@ def make_embedder(
             )
         inner = LocalEmbedder()
     elif kind == "openai":
+        from .openai import DEFAULT_OPENAI_EMBEDDING_MODEL, OpenAIEmbedder
+
         inner = OpenAIEmbedder(
             settings.embedding_model or DEFAULT_OPENAI_EMBEDDING_MODEL,
             api_key=settings.openai_api_key,
@@ -53,6 +54,8 @@ def make_embedder(
             timeout=timeout,
         )
     elif kind == "sentence-transformers":
+        from .sentence_transformer import DEFAULT_SENTENCE_TRANSFORMER_MODEL, SentenceTransformerEmbedder
+
         inner = SentenceTransformerEmbedder(
             settings.embedding_model or DEFAULT_SENTENCE_TRANSFORMER_MODEL,
             dimensions=settings.embedding_dimensions,

@@ -263,11 +263,15 @@ class ForgetResult:
     removed: list[Fact]
     audit_id: str | None
     dry_run: bool = False
+    versions: list[dict[str, Any]] = field(default_factory=list)
+    """Every version removed (or that would be): ``id``, ``currentId``, ``content``, ``current``,
+    ``createdAt``; the current versions and their whole history, newest first per fact."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "removed": [f.to_dict() for f in self.removed],
             "count": len(self.removed),
+            "versions": self.versions,
             "audit_id": self.audit_id,
             "dry_run": self.dry_run,
         }

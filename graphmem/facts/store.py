@@ -20,6 +20,7 @@ again in a managed transaction after giving those facts their words or with a la
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -341,18 +342,23 @@ def forget(
     dry_run: bool = False,
     limit: int = 200,
 ) -> ForgetResult:
-    """Forget one fact by id, or every fact matching a topic: cosine >= ``min_score``
+    """Forget one fact by id (or by a unique id prefix of 6+ characters, as listings show ids; an
+    ambiguous prefix is :class:`InvalidInput` listing the candidates, an id-like value matching
+    nothing is :class:`NotFound` when ``scopes`` is None; with ``scopes``, a prefix only finds the
+    facts of those scopes), or every fact matching a topic: cosine >= ``min_score``
     (default 0.5), tagged with the topic as a subject, or containing it (3+ characters).
 
     Removes each match with its whole history and writes a ``(:ForgetAudit)`` record (when, why,
-    which ids/types/scopes, a hash of the topic; never the facts' text). ``scopes`` limits a topic
-    forget (None: every scope)."""
+    which ids/types/scopes and the ids of every version removed, a hash of the topic; never the
+    facts' text); ``ForgetResult.versions`` lists those versions. ``scopes`` limits a topic forget
+    (None: every scope)."""
     value = clean_text(topic_or_id or "").strip()
     if not value:
         raise InvalidInput("forget needs a topic or a fact id")
     keys = _scopes(scopes)
     matched: dict[str, Fact] = {}
     method = "topic"
+    value = _full_id(db, value, keys)
     rows = db.read("facts/get", id=value) if len(value) <= 64 else []
     if rows:
         method = "id"
@@ -368,9 +374,13 @@ def forget(
             for f in list_text(db, needle, keys, limit=limit):
                 matched.setdefault(f.id, f)
     removed = list(matched.values())
+    if not removed and keys is None and _looks_like_id(value):
+        raise NotFound(f"no fact with id or id prefix {value!r} (and no fact about it)")
+    versions = [dict(r) for r in db.read("facts/versions", ids=list(matched))] if removed else []
     if dry_run or not removed:
-        return ForgetResult(removed, None, dry_run)
+        return ForgetResult(removed, None, dry_run, versions)
     deleted = {r["id"] for r in delete_facts(db, list(matched))}
+    versions = [v for v in versions if v["currentId"] in deleted]  # the current versions deleted, with their history
     if method == "id":
         deleted = {value} if deleted else set()
         removed = [f for f in removed if f.id == value] if deleted else []
@@ -381,8 +391,32 @@ def forget(
         "facts/audit_forget", id=audit_id, now=utcnow(), reason=clean_text(reason) if reason else None,
         method=method, topicHash=hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest(),
         factIds=[f.id for f in removed], types=[f.type for f in removed], scopeKeys=[f.scope_key for f in removed],
+        versionIds=[v["id"] for v in versions],
     )
-    return ForgetResult(removed, audit_id, False)
+    return ForgetResult(removed, audit_id, False, versions)
+
+
+_ID_PREFIX = re.compile(r"[0-9a-f][0-9a-f-]{5,63}")
+"""What a fact id or a shortened one (as listings show it, 8 characters) looks like: 6+ of uuid4's
+characters, one of them a digit (so that a topic such as "facade" stays a topic)."""
+
+
+def _looks_like_id(value: str) -> bool:
+    return _ID_PREFIX.fullmatch(value) is not None and any(c.isdigit() for c in value)
+
+
+def _full_id(db: Database, value: str, keys: list[str] | None) -> str:
+    """The full id of the one fact (of the scopes ``keys``; None: any) whose id starts with ``value``
+    (6+ characters), else ``value`` itself (an exact id, or a topic). :class:`InvalidInput` listing
+    the candidates when several facts share the prefix."""
+    if not _looks_like_id(value) or len(value) >= 36:
+        return value
+    rows = db.read("facts/by_id_prefix", prefix=value, scopeKeys=keys, limit=11)
+    if len(rows) <= 1:
+        return rows[0]["id"] if rows else value
+    shown = "; ".join(f"{r['id']} ({r['content']})" for r in rows[:10])
+    more = " and more" if len(rows) > 10 else ""
+    raise InvalidInput(f"the id prefix {value!r} matches {len(rows)} facts{more}: {shown}; give more characters")
 
 
 def forget_audits(db: Database, limit: int = 50) -> list[dict[str, Any]]:

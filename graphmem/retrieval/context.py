@@ -146,6 +146,9 @@ def build_context(
             drop("duplicate")
             continue
         seen.add(h.id)
+        if round(h.relevance * 100) <= 0:  # it would show as "Relevance: 0%": not relevant
+            drop("no-relevance")
+            continue
         if h.id in recent_ids:
             drop("recent-repeat")
             continue
@@ -195,6 +198,11 @@ def build_context(
     render_context(block, config, dropped)
     block.dropped = dropped
     return block
+
+
+def _found_by(hits: list[SearchHit]) -> str:
+    """How a section's hits were found: "Semantic Search" only when a vector found one of them."""
+    return "Semantic Search" if any(h.vector_rank is not None for h in hits) else "Text Search"
 
 
 def _turn_text(user: str, assistant: str, tools: list[str], limit: int) -> str:
@@ -281,13 +289,14 @@ def render_context(block: ContextBlock, config: ContextConfig, dropped: dict[str
                 f"session {h.session_id[:8]}]")
         turn_pieces.append((h, head + "\n" + _turn_text(h.user_message or "", h.assistant_message or "", h.tools,
                                                         config.item_max_chars)))
-    section("Relevant Past Context (Semantic Search - Turns)", turn_pieces, block.relevant_turns)
+    section(f"Relevant Past Context ({_found_by(block.relevant_turns)} - Turns)", turn_pieces, block.relevant_turns)
 
     sum_pieces = []
     for h in block.relevant_summaries:
         head = f"[Level {h.level} Summary - Relevance: {h.relevance * 100:.0f}% - {h.relative_time}]"
         sum_pieces.append((h, head + "\n" + _summary_text(h, config.item_max_chars, tools=False)))
-    section("Relevant Past Context (Semantic Search - Summaries)", sum_pieces, block.relevant_summaries)
+    section(f"Relevant Past Context ({_found_by(block.relevant_summaries)} - Summaries)", sum_pieces,
+            block.relevant_summaries)
 
     l1_pieces = []
     for h in block.level1_summaries:

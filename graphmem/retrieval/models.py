@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from pydantic.alias_generators import to_camel
@@ -86,7 +87,9 @@ class SearchHit(_Model):
 
 
 class SearchResult(_Model):
-    """Hits (best first) plus how they were found."""
+    """Hits (best first) plus how they were found. It behaves as the sequence of its hits:
+    ``len(res)``, ``for hit in res``, ``res[0]``, ``res[:3]``, and ``if res`` (true when there is a
+    hit); the other attributes (``warnings``, ``effective_mode``, ...) say how they were found."""
 
     query: str
     mode: SearchMode
@@ -107,6 +110,24 @@ class SearchResult(_Model):
 
     def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.model_dump(mode="json", by_alias=True), ensure_ascii=False, **kwargs)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __iter__(self) -> Iterator[SearchHit]:  # type: ignore[override]  # the hits, not the fields
+        return iter(self.hits)
+
+    @overload
+    def __getitem__(self, index: int) -> SearchHit: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[SearchHit]: ...
+
+    def __getitem__(self, index: int | slice) -> SearchHit | list[SearchHit]:
+        return self.hits[index]
+
+    def __bool__(self) -> bool:
+        return bool(self.hits)
 
 
 @dataclass(frozen=True)

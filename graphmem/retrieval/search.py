@@ -57,7 +57,7 @@ _FALLBACK_WARNING = ("the server's filtered vector index search failed: the sema
 DEFAULT_LEVELS: tuple[int, ...] = (0, 1, 2, 3)
 
 QUERY_FILES = (
-    "search/count_session", "search/count_cwd", "search/count_project", "search/count_all",
+    "search/count_session", "search/count_cwd", "search/count_project", "search/count_all", "search/pending_in_scope",
     "search/vector_session@search", "search/vector_cwd@search", "search/vector_project@search", "search/vector_all@search",
     "search/vector_session", "search/vector_cwd", "search/vector_project", "search/vector_all",
     "search/exact_session", "search/exact_cwd", "search/exact_project", "search/exact_all",
@@ -169,7 +169,9 @@ class Searcher:
                 text_future = pool_for(self.db, _pool).submit(self._text, query, sc, lv, max(depth, k), run)
             else:
                 lists["text"] = self._text(query, sc, lv, max(depth, k), run)
+        pending: Future[str | None] | None = None
         if effective in ("hybrid", "semantic") and qvec is not None:
+            pending = pool_for(self.db, _pool).submit(self._pending_warning, sc, lv)
             full = effective == "hybrid" or reranks(cfg, query, now)
             vec_c = self._vector(qvec, sc, lv, cfg.vector_depth if full else max(k, 1), run)
             if min_score is not None:
@@ -183,6 +185,8 @@ class Searcher:
                                       run.strategy)
         result.time_window = window.as_dict() if window is not None else None
         hits = self._hydrate(ranked, lists, sc, effective, with_embeddings, locale, now, run)
+        if pending is not None and (note := pending.result()) is not None:
+            run.warnings.append(note)
         result.effective_mode = effective
         result.hits = hits
         result.warnings = run.warnings
@@ -190,6 +194,15 @@ class Searcher:
         run.timings["total"] = ms_since(t_start)
         result.timings_ms = run.timings
         return result
+
+    def _pending_warning(self, scope: Scope, levels: list[int]) -> str | None:
+        """The warning of a vector search whose scope holds items still waiting for an embedding."""
+        rows = self.db.read("search/pending_in_scope", kind=scope.file_kind, value=scope.value, levels=levels)
+        n = sum(int(r.get("turns") or 0) + int(r.get("summaries") or 0) for r in rows)
+        if n == 0:
+            return None
+        return (f"{n} item{'s' if n != 1 else ''} in scope {'are' if n != 1 else 'is'} not embedded yet; run "
+                "`graphmem worker` (or wait for it) for semantic search to see them")
 
     def scope_size(self, scope: Scope) -> tuple[int, int]:
         """(turns, summaries) in the scope, cached for ``count_cache_seconds``."""

@@ -226,7 +226,8 @@ def test_installed_hook_command_carries_the_install_settings(
     res = json.loads(r.stdout)
     command = res["command"]
     assert command.startswith("env ") and f"GRAPHMEM_HOME={install_home}" in command
-    assert set(res["added"]) == {"UserPromptSubmit", "Stop", "SessionStart", "SessionEnd", "PreCompact"}
+    assert set(res["added"]) == {"UserPromptSubmit", "Stop", "SessionStart", "SessionEnd", "PreCompact",
+                                "PreToolUse"}
     assert res["secrets_left_out"] == ["GRAPHMEM_NEO4J_PASSWORD"]
     text = settings.read_text()
     assert neo4j_target.password not in text  # the password never reaches the hook file

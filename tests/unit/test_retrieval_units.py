@@ -176,3 +176,21 @@ def test_session_scope_field_of_the_session_document() -> None:
                     scope_value="abc-1", drop_stopwords=True)
     assert q == '+(sessionText:(invoice)^1) +id:"abc\\-1"^0'
     assert SESSION_DOC_SCOPE_FIELD["everything"] is None
+
+
+def test_search_result_is_the_sequence_of_its_hits() -> None:
+    from graphmem.retrieval.models import SearchHit, SearchResult
+
+    def hit(n: int) -> SearchHit:
+        return SearchHit(kind="turn", id=f"t{n}", session_id="s", cwd="/x", project_path="/x", level=0, index=n,
+                         score=1.0 / (n + 1), relevance=1.0, relative_time="now")
+
+    res = SearchResult(query="q", mode="hybrid", effective_mode="text", scope="everything", levels=[0],
+                       hits=[hit(0), hit(1), hit(2)], warnings=["w"])
+    assert len(res) == 3 and bool(res)
+    assert [h.id for h in res] == ["t0", "t1", "t2"]
+    assert res[0].id == "t0" and res[-1].id == "t2" and [h.id for h in res[:2]] == ["t0", "t1"]
+    assert res.warnings == ["w"] and res.effective_mode == "text"  # the attributes are still there
+    assert res.model_dump(mode="json", by_alias=True)["hits"][0]["id"] == "t0"
+    empty = SearchResult(query="q", mode="hybrid", effective_mode="hybrid", scope="everything", levels=[0])
+    assert len(empty) == 0 and not empty and list(empty) == []

@@ -74,8 +74,10 @@ def register(sub: Any) -> None:
     sv.set_defaults(handler=_service)
     _register_report_verbs(verbs)
     from ..bench import redaction as redaction_bench
+    from ..bench import startup as startup_bench
 
     redaction_bench.register(verbs)
+    startup_bench.register(verbs)
 
 
 def _service(args: argparse.Namespace) -> int:
