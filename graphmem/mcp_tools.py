@@ -212,6 +212,21 @@ def recent_sessions(
     }
 
 
+def file_history(
+    mem: GraphMemory,
+    path: Annotated[str, Field(min_length=1, max_length=4096, description=(
+        "The file: absolute, or relative to cwd (e.g. 'src/app.py').")) ],
+    cwd: Cwd = None,
+    limit: Annotated[int, Field(ge=1, le=50, description="How many of its latest tool calls (1-50).")] = 10,
+) -> dict[str, Any]:
+    """What happened to a file in earlier coding sessions of cwd's project (git root): the latest
+    tool calls that read, edited, wrote, searched or ran it with the requests behind them, the failed
+    ones, and the summaries that mention it. Empty lists when it has no history."""
+    where = _cwd(cwd)
+    history = mem.file_history(_project(where), path, cwd=where, limit=limit)
+    return history.model_dump(mode="json")
+
+
 # -- facts ----------------------------------------------------------------------------------------------
 def memory_store_fact(
     mem: GraphMemory,
@@ -276,6 +291,7 @@ TOOLS: list[ToolDef] = [
     ToolDef("memory_search", memory_search, "Search past coding sessions", read_only=True),
     ToolDef("memory_context", memory_context, "Context block for a message", read_only=True),
     ToolDef("recent_sessions", recent_sessions, "Recent sessions", read_only=True),
+    ToolDef("file_history", file_history, "A file's history", read_only=True),
     ToolDef("memory_store_fact", memory_store_fact, "Remember a fact", read_only=False),
     ToolDef("memory_search_facts", memory_search_facts, "Search remembered facts", read_only=True),
     ToolDef("memory_forget", memory_forget, "Forget facts", read_only=False, destructive=True),

@@ -16,6 +16,7 @@ import pytest
 from graphmem import GraphMemory
 from graphmem.chat.model import DEFAULT_ROOT, agent_path
 from graphmem.db import Database
+from graphmem.models import ToolCallIn
 from graphmem.paths import normalize_cwd
 from tests.conftest import Neo4jTarget, cleanup_namespace
 from tests.integration.test_hooks import hook_env
@@ -27,6 +28,7 @@ mcp_stdio = pytest.importorskip("mcp.client.stdio")
 
 HINTS = {  # tool: (read-only, destructive)
     "memory_search": (True, False), "memory_context": (True, False), "recent_sessions": (True, False),
+    "file_history": (True, False),
     "memory_store_fact": (False, False), "memory_search_facts": (True, False), "memory_forget": (False, True),
 }
 CHAT_HINTS = {
@@ -131,7 +133,10 @@ def test_mcp_server_over_stdio(
     try:
         s = memory.create_session(project, agent="claude-code")
         memory.store_turn(s.id, "Why is the shopping cart empty after login?",
-                          "The session cookie was dropped by the SameSite=Strict setting; I changed it to Lax.")
+                          "The session cookie was dropped by the SameSite=Strict setting; I changed it to Lax.",
+                          tool_calls=[ToolCallIn(name="Edit", args={"file_path": f"{project}/src/cookies.py",
+                                                                     "old_string": "Strict", "new_string": "Lax"},
+                                                 success=True)])
         elsewhere = memory.create_session(f"{namespace}/other", agent="codex")
         memory.store_turn(elsewhere.id, "Is the shopping cart empty on the other site too?", "No.")
         memory.await_text_index()
@@ -145,6 +150,17 @@ def test_mcp_server_over_stdio(
             both = _payload(await session.call_tool(
                 "memory_search", {"query": "shopping cart empty", "scope": "global", "mode": "text", "k": 50}))
             assert {s.id, elsewhere.id} <= {h["session_id"] for h in both["hits"]}
+
+            # a file's history: the edit with the request behind it; nothing for a file never touched
+            # (the server runs in shop/src: a relative path is taken from there, like a shell's)
+            history = _payload(await session.call_tool("file_history", {"path": "cookies.py"}))
+            assert history["path"] == "src/cookies.py" and history["project"] == project
+            assert [t["action"] for t in history["touches"]] == ["edit"]
+            assert "shopping cart" in json.dumps(history["touches"][0])
+            absolute = _payload(await session.call_tool("file_history", {"path": f"{project}/src/cookies.py"}))
+            assert absolute["touches"] == history["touches"]
+            untouched = _payload(await session.call_tool("file_history", {"path": "other.py"}))
+            assert untouched["touches"] == [] and untouched["failures"] == []
 
             recent = _payload(await session.call_tool("recent_sessions", {}))
             assert [x["id"] for x in recent["sessions"]] == [s.id]
