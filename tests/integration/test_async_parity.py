@@ -32,7 +32,7 @@ DIMENSIONS = 512
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _UNSTABLE = {"timings_ms", "created_at", "updated_at", "last_accessed_at", "last_activity_at", "latency_ms", "at",
-             "score", "relevance", "text_score", "timingsMs"}
+             "score", "relevance", "text_score", "timingsMs", "createdAt"}
 """Times, and the scores BM25 takes part in: its statistics are the whole index's, which the first
 side's writes changed before the second side searched (the ranks are compared, not the scores)."""
 
