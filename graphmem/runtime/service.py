@@ -169,6 +169,12 @@ def _reads_to_the_end(inp: HookInput) -> bool:
     return False
 
 
+def degraded_notice(e: BaseException) -> str:
+    """The one line a session starts with while Neo4j cannot be reached."""
+    return (f"graphmem memory is degraded: {_short(e)}. Turns are kept in the spool and stored once Neo4j is "
+            "back; until then prompts get no memory (start it with `graphmem db up`).")
+
+
 def _short(e: BaseException) -> str:
     text = str(e).splitlines()[0] if str(e) else type(e).__name__
     return text[:300]
@@ -249,6 +255,7 @@ class HookService:
         """Handle one hook payload; never raises (errors become a line on stderr)."""
         t0 = time.perf_counter()
         reply = HookReply()
+        event: str | None = None
         try:
             inp = parse_hook_input(raw, tool)
             event = inp.event
@@ -272,7 +279,9 @@ class HookService:
             reply.stdout = ""
             reply.stderr = f"graphmem: {e}; the turns stay in the transcript and are read again at the next Stop"
         except DatabaseUnavailable as e:
-            reply.stdout = ""
+            # at the start of a session the assistant (and its user) learn in one line that memory is degraded
+            reply.stdout = render_context(degraded_notice(e), tool=tool, event="session_start") \
+                if event == "session_start" else ""
             reply.stderr = f"graphmem: {_short(e)}"
         except GraphMemError as e:
             reply.stdout = ""

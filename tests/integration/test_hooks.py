@@ -305,6 +305,15 @@ def test_unreachable_neo4j_spools_and_replay_stores_exactly_once(
                     GRAPHMEM_NEO4J_PASSWORD="x", GRAPHMEM_HOOK_BUDGET="1.5")
     up = hook_env(neo4j_target, home)
 
+    # a session starts: one line says memory is degraded and why (a budget that covers importing the
+    # library in this hook process; the daemon answers within the default one)
+    r = run_hook({**down, "GRAPHMEM_HOOK_BUDGET": "60"}, "claude-code", {"session_id": sid, "transcript_path": str(path), "cwd": cwd,
+                                       "hook_event_name": "SessionStart", "source": "startup"})
+    assert r.returncode == 0 and r.stdout, r.stderr
+    notice = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "graphmem memory is degraded" in notice and "graphmem db up" in notice
+    assert len(notice.strip().splitlines()) <= 3  # the line, inside the context tags
+
     # a prompt: nothing printed, exit 0
     r = run_hook(down, "claude-code", prompt_payload(sid, path, cwd, "why does the invoice total test fail?"))
     assert r.returncode == 0 and r.stdout == ""
