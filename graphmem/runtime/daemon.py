@@ -34,6 +34,7 @@ from typing import Any
 from ..activity import ForegroundSignal
 from ..config import Settings
 from ..errors import ConfigError, DatabaseUnavailable, GraphMemError
+from .autostart import ManagedRestarter
 from .client import (
     PROTOCOL,
     NoDaemon,
@@ -198,6 +199,7 @@ class Daemon:
         self._lock_fd: int | None = None
         self.service = HookService(self.home, self._memory, search_memory=self._search_memory,
                                    replay_seconds=self.settings.hook_replay_seconds)
+        self.restarter = ManagedRestarter(self.settings)  # the managed Neo4j, back after a reboot
         quiet_driver_logs()
 
     # -- the database and the embedder ---------------------------------------------------------
@@ -275,6 +277,7 @@ class Daemon:
                 log.info("idle for %.0f s: exiting", self.idle_timeout)
                 self.shutdown()
                 return
+            self.restarter.maybe_start()
             if self.worker_enabled and self._worker_thread is None and self._db is not None:
                 self._start_worker()
             if self.service.spool.pending():
