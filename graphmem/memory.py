@@ -280,12 +280,13 @@ class GraphMemory:
         return session_summaries(self.db, check_id(session_id, "session id"), level)
 
     def worker(self, summarizer: Summarizer | None = None, config: WorkerConfig | None = None, *,
-               digester: Digester | None = None) -> SummaryWorker:
+               digester: Digester | None = None, extractor: FactExtractor | None = None) -> SummaryWorker:
         """A summarizer worker on this database with this memory's embedder (extractive summaries
-        unless ``summarizer`` is given; ``digester`` runs the chat rooms' digest when due);
+        unless ``summarizer`` is given; ``digester`` runs the chat rooms' digest when due; ``extractor``
+        extracts facts from each turn once it is summarized);
         ``.start_thread()`` runs it in the background, ``.run_until_idle()`` catches up in the caller's thread."""
         return SummaryWorker(self.db, summarizer, self.embedder, config, foreground=self.foreground,
-                             digester=digester)
+                             digester=digester, extractor=extractor)
 
     def check_hierarchy(self, path: str | None = None, *, complete: bool = False) -> CheckReport:
         """Verify the summary invariants (of the sessions under ``path``, or all); see graphmem.check."""

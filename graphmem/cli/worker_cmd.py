@@ -81,12 +81,14 @@ def _run(args: argparse.Namespace) -> int:
     summarizer = make_summarizer(settings)
     config = WorkerConfig.from_settings(settings, scope=normalize_cwd(args.cwd) if args.cwd else None)
     with open_memory() as mem:
-        # an unscoped worker also runs the chat rooms' digest when it is due (with an LLM configured)
-        extractor = make_fact_extractor(settings) if config.scope is None else None
-        digester = mem.digester(extractor, DigestConfig.from_settings(settings)) if extractor is not None else None
+        # with an LLM configured: facts from each summarized turn, and (unscoped workers) the chat
+        # rooms' digest when it is due
+        extractor = make_fact_extractor(settings)
+        digester = (mem.digester(extractor, DigestConfig.from_settings(settings))
+                    if extractor is not None and config.scope is None else None)
         worker = SummaryWorker(
             mem.db, summarizer, None if args.no_embed else mem.embedder, config, owner=args.id,
-            foreground=mem.foreground, digester=digester,
+            foreground=mem.foreground, digester=digester, extractor=extractor,
         )
 
         def stop(signum: int, frame: object) -> None:

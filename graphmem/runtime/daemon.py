@@ -5,10 +5,10 @@ It keeps the Neo4j driver (connection pool) and the embedder loaded, and listens
 0700 folder of this user when the home path is too long for AF_UNIX). A folder another user owns
 or may write to is refused, and so is every connection from a process of another user. The
 protocol is one JSON line each way: ``{"v": 1, "op": "hook"|"ping"|"replay"|"stop", ...}``.
-Besides the hooks it replays the spool every 15 s while it holds entries (all of it, in a
-background thread: a hook that comes meanwhile finds the replay busy and spools its turns behind
-at once; hooks themselves replay for at most ``GRAPHMEM_HOOK_REPLAY_SECONDS``), and (``GRAPHMEM_DAEMON_WORKER``, default on) runs the
-summarizer worker in a low-priority thread, so embeddings and summaries never slow a hook.
+Besides the hooks it replays the spool every 15 s while it holds entries (all of it, in a background
+thread; hooks replay for at most ``GRAPHMEM_HOOK_REPLAY_SECONDS`` and spool behind a busy replay),
+starts the managed Neo4j when it finds it stopped (:mod:`.autostart`) and (``GRAPHMEM_DAEMON_WORKER``,
+default on) runs the summarizer worker in a low-priority thread: embeddings, summaries and fact extraction.
 
 One daemon per ``$GRAPHMEM_HOME`` (an ``flock`` on ``daemon.lock`` held for its lifetime). It
 remembers the settings it started with (a digest of the GRAPHMEM_*/NEO4J_* variables): a hook
@@ -199,7 +199,7 @@ class Daemon:
         self._lock_fd: int | None = None
         self.service = HookService(self.home, self._memory, search_memory=self._search_memory,
                                    replay_seconds=self.settings.hook_replay_seconds)
-        self.restarter = ManagedRestarter(self.settings)  # the managed Neo4j, back after a reboot
+        self.restarter = ManagedRestarter(self.settings)
         quiet_driver_logs()
 
     # -- the database and the embedder ---------------------------------------------------------
@@ -257,14 +257,14 @@ class Daemon:
     def _start_worker(self) -> None:
         try:
             from ..db import open_database
+            from ..facts import make_fact_extractor
             from ..providers import make_summarizer
             from ..worker import SummaryWorker, WorkerConfig
-
             summarizer = make_summarizer(self.settings)
             self._worker_db = open_database(self.settings)  # normal timeouts and retries, unlike the hooks'
             worker = SummaryWorker(self._worker_db, summarizer, self._embedder if self.embedder_ready else None,
                                    WorkerConfig.from_settings(self.settings), owner=f"daemon:{os.getpid()}",
-                                   foreground=self._foreground)
+                                   foreground=self._foreground, extractor=make_fact_extractor(self.settings))
             self._worker_thread = worker.start_thread(nice=self.settings.worker_nice)
             log.info("summarizer worker started")
         except GraphMemError as e:

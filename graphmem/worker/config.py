@@ -120,6 +120,8 @@ class WorkerStats:
     cost_usd: float = 0.0
     summarize_seconds: float = 0.0
     write_seconds: float = 0.0
+    facts_extracted: int = 0
+    """Facts the LLM extracted from summarized turns (inserted, updated or found unchanged)."""
     started: float = field(default_factory=time.monotonic)
 
     @property

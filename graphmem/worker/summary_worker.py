@@ -20,19 +20,16 @@ from ..db import Database
 from ..db.client import Tx
 from ..embedding import Embedder, embed_pending_summaries, embed_pending_turns, expand_context
 from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError
-from ..facts import delete_expired_facts, index_pending_vectors
+from ..facts import FactExtractor, delete_expired_facts, extract_facts_from_turn, index_pending_vectors
 from ..hierarchy import PlanChild, cover_key, plan_level1, plan_rollup, rollup_threshold
-from ..models import ConversationSummary
 from ..providers import (
     ExtractiveSummarizer,
     Summarizer,
     SummaryResult,
-    ToolCallForSummary,
-    TurnForSummary,
 )
-from ..redaction import redact
 from .config import WorkerConfig, WorkerStats
 from .queue import ClaimedJob, JobLeases, LeaseLost, NothingToDo
+from .rows import complete_row, conversation_summary, summary_props, turn_for_summary
 
 __all__ = ["SummaryWorker", "WorkerThread"]
 
@@ -41,28 +38,6 @@ log = logging.getLogger("graphmem.worker")
 
 def _default_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-
-
-def _props(result: SummaryResult) -> dict[str, Any]:
-    """The summary node's properties; secrets an LLM summarizer wrote are redacted (its input was)."""
-    s = result.summary
-
-    def clean(items: Sequence[str]) -> list[str]:
-        return [redact(x)[0] for x in items]
-
-    return {
-        "text": redact(s.summary)[0],
-        "keyFindings": clean(s.key_findings),
-        "filesMentioned": clean(s.files_mentioned),
-        "toolsUsed": clean(s.tools_used),
-        "topics": clean(s.topics),
-        "method": result.method,
-        "model": result.model,
-        "promptTokens": result.prompt_tokens,
-        "completionTokens": result.completion_tokens,
-        "costUsd": result.cost_usd,
-        "fallbackError": result.fallback_error,
-    }
 
 
 class SummaryWorker(JobLeases):
@@ -79,11 +54,14 @@ class SummaryWorker(JobLeases):
         on_progress: Callable[[WorkerStats], None] | None = None,
         foreground: ForegroundSignal | None = None,
         digester: Digester | None = None,
+        extractor: FactExtractor | None = None,
     ) -> None:
         """``foreground``: the same machine's foreground mark (see :mod:`graphmem.activity`); the
         worker yields to it between jobs. ``digester``: the chat rooms' digest, run when due (checked
-        at start and with the periodic cleanup)."""
+        at start and with the periodic cleanup). ``extractor``: an LLM that extracts facts from each
+        turn once its level-1 summary is written (never on the hook path)."""
         self.digester = digester
+        self.extractor = extractor
         self.db = db
         self.foreground = foreground
         self.summarizer: Summarizer = summarizer or ExtractiveSummarizer()
@@ -312,11 +290,11 @@ class SummaryWorker(JobLeases):
                 rows = tx.run(
                     "worker/plan_turns", key=key, limit=cfg.plan_limit, waitMs=int(cfg.batch_wait_seconds * 1000)
                 )
-                children = [PlanChild.from_row(r) for r in rows[0]["items"] if _complete(r)]
+                children = [PlanChild.from_row(r) for r in rows[0]["items"] if complete_row(r)]
                 jobs, through = plan_level1(children, batch_chars=cfg.batch_chars, max_turns=cfg.batch_max_turns)
             else:
                 rows = tx.run("worker/plan_summaries", key=key, level=level - 1, limit=cfg.plan_limit)
-                children = [PlanChild.from_row(r) for r in rows[0]["items"] if _complete(r)]
+                children = [PlanChild.from_row(r) for r in rows[0]["items"] if complete_row(r)]
                 jobs, through = plan_rollup(
                     children,
                     int(rows[0]["through"] or 0),
@@ -375,9 +353,9 @@ class SummaryWorker(JobLeases):
                 return "dropped"
             with self._lease_kept(job):  # a slow LLM call does not lose the lease while we are alive
                 if job.level == 1:
-                    result = self.summarizer.summarize([_turn_for_summary(r) for r in rows])
+                    result = self.summarizer.summarize([turn_for_summary(r) for r in rows])
                 else:
-                    result = self.summarizer.summarize_summaries([_conversation_summary(r) for r in rows])
+                    result = self.summarizer.summarize_summaries([conversation_summary(r) for r in rows])
                 self.stats.summarize_seconds += time.perf_counter() - t0
                 t1 = time.perf_counter()
                 linked = self._write(job, result)
@@ -407,13 +385,26 @@ class SummaryWorker(JobLeases):
         self.stats.prompt_tokens += result.prompt_tokens or 0
         self.stats.completion_tokens += result.completion_tokens or 0
         self.stats.cost_usd += result.cost_usd or 0.0
+        if job.level == 1 and self.extractor is not None:
+            self._extract_facts(job.child_ids)
         return "written"
+
+    def _extract_facts(self, turn_ids: Sequence[str]) -> None:
+        """Facts from turns just summarized (finished turns), by the configured LLM; a failure is
+        logged and never fails the summary (a retried job meets its facts as ``unchanged``)."""
+        assert self.extractor is not None
+        for turn_id in turn_ids:
+            try:
+                found = extract_facts_from_turn(self.db, turn_id, self.extractor, embedder=self.embedder)
+                self.stats.facts_extracted += len(found)
+            except (GraphMemError, OSError) as e:
+                log.warning("worker %s: fact extraction from turn %s failed: %s", self.owner, turn_id, e)
 
     def _write(self, job: ClaimedJob, result: SummaryResult) -> int:
         """The job's one write transaction; returns the number of children linked."""
         child_ids = list(job.child_ids)
         summary_id = str(uuid.uuid4())
-        props = _props(result)
+        props = summary_props(result)
 
         def work(tx: Tx) -> int:
             tx.run("worker/lock_jobs", ids=[job.id])
@@ -441,33 +432,6 @@ class SummaryWorker(JobLeases):
             raise NothingToDo  # every child already covered, or the session is gone
 
         return self.db.transaction(work)
-
-
-def _complete(row: dict[str, Any]) -> bool:
-    """False for a node deleted by a concurrent commit while it was read (its properties are null)."""
-    return row.get("id") is not None and row.get("fromIndex") is not None and row.get("toIndex") is not None
-
-
-def _turn_for_summary(row: dict[str, Any]) -> TurnForSummary:
-    return TurnForSummary(
-        user_message=row["userMessage"] or "",
-        assistant_message=row["assistantMessage"] or "",
-        tool_calls=tuple(
-            ToolCallForSummary(name=c["name"] or "", args=c.get("args"), result=c.get("result"), success=c.get("success"))
-            for c in row["toolCalls"]
-        ),
-        index=row.get("index"),
-    )
-
-
-def _conversation_summary(row: dict[str, Any]) -> ConversationSummary:
-    return ConversationSummary(
-        summary=row["text"] or "",
-        key_findings=list(row["keyFindings"] or []),
-        files_mentioned=list(row["filesMentioned"] or []),
-        tools_used=list(row["toolsUsed"] or []),
-        topics=list(row["topics"] or []),
-    )
 
 
 class WorkerThread(threading.Thread):
