@@ -37,6 +37,7 @@ from .embedding import Embedder, EmbedPassStats, embed_all_pending, make_embedde
 from .errors import ConfigError
 from .facts import Fact, FactExtractor, FactInjection, ForgetResult, RememberResult
 from .facts.corrections import facts_as_of
+from .facts.judge import FactJudge, remember_judged
 from .facts.model import ScopeLike as FactScopeLike
 from .files import FileHistory, file_history
 from .hierarchy import session_summaries, summaries_not_rolled_up
@@ -83,6 +84,7 @@ class GraphMemory:
         redact: bool = True,
         foreground: ForegroundSignal | None = None,
         chat: ChatConfig | None = None,
+        judge: FactJudge | None = None,
         embedder_factory: Callable[[], Embedder | None] | None = None,
     ) -> None:
         """``embedder`` is used for vector search and inline embedding; without one, search is
@@ -107,6 +109,8 @@ class GraphMemory:
         them (:mod:`graphmem.activity`); :meth:`from_settings` uses ``$GRAPHMEM_HOME/run/foreground``."""
         self.chat = chat or ChatConfig()
         """Settings of the chat-agent operations (conversations, live observation, tools)."""
+        self.judge = judge
+        """An LLM deciding add / update / no-op in :meth:`remember` (None: the similarity update only)."""
         self._searcher: Searcher | None = None
         self.deferred = DeferredWrites(db)
         """The background writer for writes nobody waits for (the injection logs of
@@ -311,7 +315,12 @@ class GraphMemory:
         or a cosine >= 0.6 and the new text contains all of its words, it is updated: the new text
         wins and the old version stays as history behind ``SUPERSEDES``. An existing fact that
         already says it (same words) is left ``unchanged``. ``type`` defaults to the matched fact's
-        or ``"fact"``; ``ttl`` is a readable duration (``"1h"``, ``"7d"``, ``"never"``)."""
+        or ``"fact"``; ``ttl`` is a readable duration (``"1h"``, ``"7d"``, ``"never"``). With a
+        ``judge`` (an LLM), the nearest facts are judged first (graphmem.facts.judge)."""
+        if self.judge is not None:
+            return remember_judged(self.db, self.judge, content, subjects, embedder=self.embedder,
+                                   deferred=self.deferred, redact=self.redact, type=type, ttl=ttl, scope=scope,
+                                   importance=importance, source=source, turn_id=turn_id)
         return facts.remember(self.db, content, subjects, embedder=self.embedder, deferred=self.deferred,
                               redact=self.redact, type=type, ttl=ttl, scope=scope, importance=importance,
                               source=source, turn_id=turn_id)

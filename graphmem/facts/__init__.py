@@ -16,6 +16,7 @@ The graph::
 
 from .extract import ExtractedFact, FactExtractor, extract_facts_from_turn, make_fact_extractor
 from .inject import get_retrieval, inject_facts, list_retrievals, render_facts, session_scopes
+from .judge import FactJudge, JudgeDecision, make_fact_judge, remember_judged
 from .model import (
     FACT_TYPES,
     Fact,
@@ -47,9 +48,11 @@ __all__ = [
     "Fact",
     "FactExtractor",
     "FactInjection",
+    "FactJudge",
     "FactTuning",
     "ForgetResult",
     "InjectedItem",
+    "JudgeDecision",
     "RememberResult",
     "Scope",
     "delete_expired_facts",
@@ -66,8 +69,10 @@ __all__ = [
     "list_facts",
     "list_retrievals",
     "make_fact_extractor",
+    "make_fact_judge",
     "parse_ttl",
     "remember",
+    "remember_judged",
     "render_facts",
     "search_facts",
     "session_scopes",
