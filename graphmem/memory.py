@@ -3,7 +3,8 @@
 It holds what the operations need (the database, the embedder, the background writer, the
 redaction switch, the foreground mark) and hands it to them: sessions (:mod:`graphmem.sessions`),
 turns (:mod:`graphmem.turns`), summaries (:mod:`graphmem.hierarchy`, :mod:`graphmem.worker`),
-facts (:mod:`graphmem.facts`) and retrieval (:mod:`graphmem.retrieval`). Each method is one call.
+facts (:mod:`graphmem.facts`), retrieval (:mod:`graphmem.retrieval`) and, through
+:class:`~graphmem.memory_chat.ChatMethods`, chat agents (:mod:`graphmem.chat`). Each method is one call.
 
 The write path is short: :meth:`GraphMemory.store_turn` is one write transaction (turn, tool
 calls, ``HAS_TURN``, ``NEXT``, session activity) and marks the turn ``embedState: 'pending'`` and
@@ -16,31 +17,22 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import chat, facts, sessions
+from . import facts, sessions
 from . import turns as _turns
 from .activity import ForegroundSignal
-from .chat import (
-    ChatConfig,
-    ChatContext,
-    ChatTools,
-    Conversation,
-    ConversationSession,
-    DigestConfig,
-    Digester,
-    LiveContext,
-    LiveMessage,
-)
+from .chat import ChatConfig, Digester
 from .check import CheckReport, check_hierarchy
 from .config import Settings
 from .db import Database, DeferredWrites, apply_schema, open_database, schema_status
 from .embedding import Embedder, EmbedPassStats, embed_all_pending, make_embedder, reindex
 from .errors import ConfigError
 from .facts import Fact, FactExtractor, FactInjection, ForgetResult, RememberResult
-from .facts.corrections import facts_as_of
-from .facts.judge import FactJudge, remember_judged
+from .facts.corrections import facts_as_of, remember_correcting
+from .facts.judge import FactJudge, make_fact_judge
 from .facts.model import ScopeLike as FactScopeLike
 from .files import FileHistory, file_history
 from .hierarchy import session_summaries, summaries_not_rolled_up
+from .memory_chat import ChatMethods
 from .models import Session, SessionDetail, SessionInfo, Summary, ToolCallIn, Turn, TurnIn
 from .paths import normalize_cwd
 from .providers import Summarizer
@@ -64,7 +56,7 @@ LOCAL_EMBEDDING_MODEL = "use-multilingual-v3"
 LOCAL_EMBEDDING_DIMENSIONS = 512
 
 
-class GraphMemory:
+class GraphMemory(ChatMethods):
     """Long-term conversational memory on a Neo4j graph.
 
     Construct it with an open :class:`~graphmem.db.Database` (the caller owns configuration), or
@@ -86,6 +78,7 @@ class GraphMemory:
         chat: ChatConfig | None = None,
         judge: FactJudge | None = None,
         embedder_factory: Callable[[], Embedder | None] | None = None,
+        judge_factory: Callable[[], FactJudge | None] | None = None,
     ) -> None:
         """``embedder`` is used for vector search and inline embedding; without one, search is
         text-only. ``redact`` replaces secrets (API keys, tokens, passwords; see
@@ -93,7 +86,8 @@ class GraphMemory:
         calls, facts, retrieval logs. The model name and dimension recorded in the database (and
         used for the vector indexes) are the embedder's, or the explicit values, or the local
         default's. ``embedder_factory`` (instead of ``embedder``) makes the embedder on first use, so
-        that work which never embeds (listing sessions or facts, stats) never loads one."""
+        that work which never embeds (listing sessions or facts, stats) never loads one; likewise
+        ``judge_factory`` for the ``judge``."""
         self.db = db
         self._embedder = embedder
         self._embedder_factory = embedder_factory if embedder is None else None
@@ -109,8 +103,8 @@ class GraphMemory:
         them (:mod:`graphmem.activity`); :meth:`from_settings` uses ``$GRAPHMEM_HOME/run/foreground``."""
         self.chat = chat or ChatConfig()
         """Settings of the chat-agent operations (conversations, live observation, tools)."""
-        self.judge = judge
-        """An LLM deciding add / update / no-op in :meth:`remember` (None: the similarity update only)."""
+        self._judge = judge
+        self._judge_factory = judge_factory if judge is None else None
         self._searcher: Searcher | None = None
         self.deferred = DeferredWrites(db)
         """The background writer for writes nobody waits for (the injection logs of
@@ -123,6 +117,14 @@ class GraphMemory:
             factory, self._embedder_factory = self._embedder_factory, None
             self._embedder = factory()
         return self._embedder
+
+    @property
+    def judge(self) -> FactJudge | None:
+        """The LLM deciding add / update / no-op in :meth:`remember` (None: similarity and the rule)."""
+        if self._judge_factory is not None:
+            factory, self._judge_factory = self._judge_factory, None
+            self._judge = factory()
+        return self._judge
 
     @property
     def embedding_model(self) -> str:
@@ -162,6 +164,7 @@ class GraphMemory:
         return cls(
             db,
             embedder_factory=lambda: make_embedder(settings),
+            judge_factory=lambda: make_fact_judge(settings),
             embedding_model=settings.embedding_model if explicit else None,
             embedding_dimensions=settings.embedding_dimensions if explicit else None,
             foreground=ForegroundSignal.for_home(settings.home),
@@ -315,15 +318,12 @@ class GraphMemory:
         or a cosine >= 0.6 and the new text contains all of its words, it is updated: the new text
         wins and the old version stays as history behind ``SUPERSEDES``. An existing fact that
         already says it (same words) is left ``unchanged``. ``type`` defaults to the matched fact's
-        or ``"fact"``; ``ttl`` is a readable duration (``"1h"``, ``"7d"``, ``"never"``). With a
-        ``judge`` (an LLM), the nearest facts are judged first (graphmem.facts.judge)."""
-        if self.judge is not None:
-            return remember_judged(self.db, self.judge, content, subjects, embedder=self.embedder,
+        or ``"fact"``; ``ttl`` is a readable duration (``"1h"``, ``"7d"``, ``"never"``). A fact that
+        corrects a current one retires it (``retired``): with a ``judge`` (an LLM) the model decides,
+        else a rule on where someone lives, works or is (graphmem.facts.corrections)."""
+        return remember_correcting(self.db, content, subjects, judge=self.judge, embedder=self.embedder,
                                    deferred=self.deferred, redact=self.redact, type=type, ttl=ttl, scope=scope,
                                    importance=importance, source=source, turn_id=turn_id)
-        return facts.remember(self.db, content, subjects, embedder=self.embedder, deferred=self.deferred,
-                              redact=self.redact, type=type, ttl=ttl, scope=scope, importance=importance,
-                              source=source, turn_id=turn_id)
 
     def forget(self, topic_or_id: str, *, scopes: Sequence[FactScopeLike] | None = None,
                reason: str | None = None, dry_run: bool = False) -> ForgetResult:
@@ -369,64 +369,11 @@ class GraphMemory:
         return file_history(self.db, project, path, cwd=cwd, limit=limit, actions=actions,
                             failure_limit=failure_limit, summary_limit=summary_limit)
 
-    # -- chat agents (graphmem/chat) ---------------------------------------------------------------
-    def open_conversation(self, agent: str, channel: str, user: str, *, at: datetime | None = None,
-                          title: str | None = None) -> ConversationSession:
-        """The session of a message of ``user`` to ``agent`` on ``channel`` at ``at`` (now): the
-        conversation's latest session, or a new one after ``chat.session_gap`` of silence."""
-        return chat.open_conversation(self.db, agent, channel, user, config=self.chat, at=at, title=title)
-
-    def conversation_sessions(self, agent: str, channel: str, user: str, *, limit: int = 50) -> list[Session]:
-        """The sessions of one conversation, newest activity first."""
-        return chat.conversation_sessions(self.db, agent, channel, user, config=self.chat, limit=limit)
-
-    def conversations(self, agent: str, *, channel: str | None = None, user: str | None = None,
-                      limit: int = 100) -> list[Conversation]:
-        """The conversations of ``agent`` (of one channel and/or user when given), latest first."""
-        return chat.conversations(self.db, agent, channel=channel, user=user, limit=limit)
-
-    def search_conversations(self, query: str, agent: str, *, channel: str | None = None, user: str | None = None,
-                             k: int = 10, mode: SearchMode = "hybrid") -> SearchResult:
-        """Search ``agent``'s conversations: every channel and user, or one channel / user / both."""
-        self._foreground()
-        return chat.search_conversations(self.searcher(), query, agent, config=self.chat, channel=channel,
-                                         user=user, k=k, mode=mode)
-
-    def observe(self, channel: str, author: str, text: str, timestamp: datetime | None = None) -> str:
-        """Store one message of an observed room as a live message (embedded later); its id."""
-        return chat.observe(self.db, channel, author, text, timestamp, redact=self.redact)
-
-    def live_context(self, question: str, *, rooms: Sequence[str] | None = None, limit: int = 10) -> LiveContext:
-        """The live messages most relevant to ``question`` (top ``limit``, not in time order) and their block."""
-        return chat.live_context(self.db, self.embedder, question, config=self.chat, rooms=rooms, limit=limit)
-
-    def live_messages(self, channel: str, *, limit: int = 50) -> list[LiveMessage]:
-        """The latest live messages of one room, newest first."""
-        return chat.live_messages(self.db, channel, limit=limit)
-
-    def chat_context(self, session_id: str, message: str, *, rooms: Sequence[str] | None = None,
-                     config: ContextConfig | None = None) -> ChatContext:
-        """The live block (excerpts of ``rooms``) and :meth:`build_context`'s block, for a chat agent."""
-        self._foreground()
-        return chat.chat_context(self.db, self.searcher(), session_id, message, config=self.chat,
-                                 embedder=self.embedder, deferred=self.deferred, redact=self.redact, rooms=rooms,
-                                 context=config)
-
     def facts_as_of(self, at: datetime, *, scopes: Sequence[FactScopeLike], subject: str | None = None,
                     limit: int = 50) -> list[Fact]:
         """The facts of ``scopes`` true at ``at``, retired versions included (graphmem.facts.corrections)."""
         return facts_as_of(self.db, at, scopes=scopes, subject=subject, limit=limit)
 
-    def digester(self, extractor: FactExtractor | None, config: DigestConfig | None = None) -> Digester:
-        """The digest of the observed rooms' live messages, with ``extractor`` as its LLM (None: no
-        digest runs and ``.status()`` says why); ``.run()`` digests now (graphmem.chat.digest)."""
-        return Digester(self.db, extractor, config=config, embedder=self.embedder, deferred=self.deferred,
-                        redact=self.redact)
-
-    def chat_tools(self, agent: str) -> ChatTools:
-        """The memory tools of ``agent`` (OpenAI / Anthropic schemas, ``.call(name, arguments)``)."""
-        return ChatTools(self.db, agent, config=self.chat, embedder=self.embedder, deferred=self.deferred,
-                         redact=self.redact)
 
     # -- retrieval (graphmem/retrieval) ----------------------------------------------------------
     def searcher(self, config: RetrievalConfig | None = None) -> Searcher:

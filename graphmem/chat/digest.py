@@ -33,9 +33,10 @@ from ..db import Database, DeferredWrites
 from ..db.rows import native_row
 from ..embedding import Embedder
 from ..errors import ConfigError, InvalidInput
+from ..facts.corrections import remember_correcting
 from ..facts.extract import ExtractedFact, FactExtractor
+from ..facts.judge import FactJudge
 from ..facts.model import RememberResult, Scope, ScopeLike
-from ..facts.store import remember
 from ..models import utcnow
 from ..retrieval.reltime import absolute_time
 
@@ -199,13 +200,15 @@ def run_digest(
     embedder: Embedder | None = None,
     deferred: DeferredWrites | None = None,
     redact: bool = True,
+    judge: FactJudge | None = None,
     rooms: Sequence[str] | None = None,
     now: Callable[[], datetime] = utcnow,
     on_fact: Callable[[RememberResult], None] | None = None,
 ) -> DigestRun:
     """Digest ``rooms`` (every room with live messages or an unfinished digest when None): resume
     each room's unfinished digest, then digest its waiting messages ``max_messages`` at a time.
-    ``on_fact`` is called after each stored fact (progress)."""
+    Facts are stored through remember with corrections (``judge``: an LLM deciding add / update /
+    no-op, else the correction rule). ``on_fact`` is called after each stored fact (progress)."""
     run = DigestRun()
     targets = list(rooms) if rooms is not None else [r["room"] for r in db.read("digest/rooms", limit=10_000)]
     scope: ScopeLike = config.scope
@@ -224,12 +227,12 @@ def run_digest(
                 # a room drained by this claim is done for this run: messages arriving meanwhile wait
                 drained = int(digest["messages"]) < config.max_messages
             run.digests.append(_finish(db, extractor, digest, zone=zone, scope=scope, embedder=embedder,
-                                       deferred=deferred, redact=redact, now=now, on_fact=on_fact))
+                                       deferred=deferred, redact=redact, judge=judge, now=now, on_fact=on_fact))
     return run
 
 
 def _finish(db: Database, extractor: FactExtractor, digest: dict[str, Any], *, zone: ZoneInfo, scope: ScopeLike,
-            embedder: Embedder | None, deferred: DeferredWrites | None, redact: bool,
+            embedder: Embedder | None, deferred: DeferredWrites | None, redact: bool, judge: FactJudge | None,
             now: Callable[[], datetime], on_fact: Callable[[RememberResult], None] | None) -> dict[str, Any]:
     """Take one digest from where it stands to done (see the module docstring)."""
     did = digest["id"]
@@ -244,8 +247,9 @@ def _finish(db: Database, extractor: FactExtractor, digest: dict[str, Any], *, z
     results: list[RememberResult] = []
     for i in range(done, len(items)):
         item = items[i]
-        result = remember(db, item["content"], item.get("subjects") or [], embedder=embedder, deferred=deferred,
-                          redact=redact, type=item.get("type"), ttl=item.get("ttl"), scope=scope, source="digest")
+        result = remember_correcting(db, item["content"], item.get("subjects") or [], judge=judge, embedder=embedder,
+                                     deferred=deferred, redact=redact, type=item.get("type"), ttl=item.get("ttl"),
+                                     scope=scope, source="digest")
         db.write("digest/stored", id=did, done=i + 1, factId=result.fact.id)
         results.append(result)
         if on_fact is not None:
@@ -273,13 +277,14 @@ class Digester:
 
     def __init__(self, db: Database, extractor: FactExtractor | None, *, config: DigestConfig | None = None,
                  embedder: Embedder | None = None, deferred: DeferredWrites | None = None, redact: bool = True,
-                 clock: Callable[[], datetime] = utcnow) -> None:
+                 judge: FactJudge | None = None, clock: Callable[[], datetime] = utcnow) -> None:
         self.db = db
         self.extractor = extractor
         self.config = config or DigestConfig()
         self.embedder = embedder
         self.deferred = deferred
         self.redact = redact
+        self.judge = judge
         self.clock = clock
 
     def status(self, room: str | None = None) -> DigestStatus:
@@ -291,7 +296,8 @@ class Digester:
         if self.extractor is None:
             raise ConfigError(self.status().reason)
         return run_digest(self.db, self.extractor, config=self.config, embedder=self.embedder,
-                          deferred=self.deferred, redact=self.redact, rooms=rooms, now=self.clock, on_fact=on_fact)
+                          deferred=self.deferred, redact=self.redact, judge=self.judge, rooms=rooms, now=self.clock,
+                          on_fact=on_fact)
 
     def run_if_due(self) -> DigestRun | None:
         """Digest when an LLM is configured and a digest is due (see :func:`digest_status`)."""

@@ -32,8 +32,9 @@ from pydantic import Field
 from ..db import Database, DeferredWrites
 from ..embedding import Embedder
 from ..errors import InvalidInput
-from ..facts import Fact, Scope, forget, list_facts, remember, search_facts
-from ..facts.corrections import retire_contradicted
+from ..facts import Fact, Scope, forget, list_facts, search_facts
+from ..facts.corrections import remember_correcting
+from ..facts.judge import FactJudge
 from ..facts.store import list_text
 from ..retrieval.reltime import memory_time
 from .model import ChatConfig, agent_path, goals_path, self_path
@@ -99,9 +100,9 @@ class ChatTools:
     """The tool set of one agent, bound to a database and an embedder; :meth:`call` runs a tool."""
 
     def __init__(self, db: Database, agent: str, *, config: ChatConfig, embedder: Embedder | None = None,
-                 deferred: DeferredWrites | None = None, redact: bool = True) -> None:
+                 deferred: DeferredWrites | None = None, redact: bool = True, judge: FactJudge | None = None) -> None:
         self.db, self.agent, self.config = db, agent, config
-        self.embedder, self.deferred, self.redact = embedder, deferred, redact
+        self.embedder, self.deferred, self.redact, self.judge = embedder, deferred, redact, judge
         self.world = Scope("project", agent_path(config.root, agent))
         self.self_scope = Scope("project", self_path(config.root, agent))
         self.goal_scope = Scope("project", goals_path(config.root, agent))
@@ -154,12 +155,12 @@ class ChatTools:
 
     def _store(self, content: str, subjects: Sequence[str], ttl: str | None, scope: Scope,
                type: str | None = None) -> dict[str, Any]:
-        result = remember(self.db, content, subjects, embedder=self.embedder, deferred=self.deferred,
-                          redact=self.redact, ttl=ttl, scope=scope, type=type, source="chat-tool")
-        retired = retire_contradicted(self.db, result.fact) if result.action != "unchanged" else []
+        result = remember_correcting(self.db, content, subjects, judge=self.judge, embedder=self.embedder,
+                                     deferred=self.deferred, redact=self.redact, ttl=ttl, scope=scope, type=type,
+                                     source="chat-tool")
         return {"action": result.action, "id": result.fact.id, "content": result.fact.content,
                 "previous": result.previous.content if result.previous and result.action == "updated" else None,
-                "retired": [f.content for f in retired]}
+                "retired": [f.content for f in result.retired]}
 
     def search_memories(self, query: str) -> dict[str, Any]:
         return self._search(query, [Scope.global_(), self.world])

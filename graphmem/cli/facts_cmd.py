@@ -21,7 +21,6 @@ from ..facts import (
     get_tuning,
     list_facts,
     list_retrievals,
-    remember,
     search_facts,
     set_tuning,
     tuning_items,
@@ -163,14 +162,15 @@ def _add(args: argparse.Namespace) -> int:
                 mem.get_session(scope.value)
             except SessionNotFound:
                 raise InvalidInput(f"--scope {args.scope}: no session with id {scope.value!r}") from None
-        res = remember(mem.db, args.content, embedder=mem.embedder, deferred=mem.deferred, redact=mem.redact,
-                       subjects=args.subject, type=args.type, importance=args.importance, ttl=args.ttl,
-                       scope=scope, source="cli")
+        res = mem.remember(args.content, args.subject or (), type=args.type, importance=args.importance,
+                           ttl=args.ttl, scope=scope, source="cli")
     if args.json:
         emit_json(res.to_dict())
     else:
         print(f"{res.action} fact {res.fact.id} ({res.fact.type}, {res.fact.scope_key})"
               + (f": {res.reason}" if res.previous else ""))
+        for old in res.retired:
+            print(f"  retired {old.id}: {old.content}")
     return 0
 
 

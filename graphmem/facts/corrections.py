@@ -8,6 +8,9 @@ Without an LLM to judge, one documented rule handles the common case:
     that **both texts name**, and both are statements of the **same kind** (:data:`KINDS`): where
     someone lives, where someone works, where someone is.
 
+:func:`remember_correcting` is the remember every writer uses: with an LLM judge it asks the model
+(:mod:`graphmem.facts.judge`), else (and whenever the judge fails) it applies the rule.
+
 The retired fact stays as history (``(:Fact)-[:SUPERSEDES {at, rule}]->(:Fact)``) with its validity
 window: true from its ``createdAt`` until its ``supersededAt``. :func:`facts_as_of` reads the facts
 that were true at a given time, retired ones included.
@@ -17,14 +20,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime
+from dataclasses import replace
+from datetime import datetime, timedelta
 
-from ..db import Database
+from ..db import Database, DeferredWrites
+from ..embedding import Embedder
 from ..models import utcnow
-from .model import Fact, ScopeLike
-from .store import _scopes, _subjects, facts_about
+from .judge import FactJudge, remember_judged
+from .model import Fact, RememberResult, Scope, ScopeLike
+from .store import _scopes, _subjects, facts_about, remember
 
-__all__ = ["KINDS", "facts_as_of", "retire_contradicted", "statement_kind"]
+__all__ = ["KINDS", "facts_as_of", "remember_correcting", "retire_contradicted", "statement_kind"]
 
 KINDS: dict[str, re.Pattern[str]] = {
     "residence": re.compile(
@@ -70,6 +76,47 @@ def retire_contradicted(db: Database, fact: Fact, *, now: datetime | None = None
             if db.write("corrections/retire", newId=fact.id, oldId=old.id, now=now or utcnow(), rule=f"kind:{kind}"):
                 retired[old.id] = old
     return list(retired.values())
+
+
+def remember_correcting(
+    db: Database,
+    content: str,
+    subjects: Sequence[str] = (),
+    *,
+    judge: FactJudge | None = None,
+    embedder: Embedder | None = None,
+    deferred: DeferredWrites | None = None,
+    redact: bool = True,
+    type: str | None = None,
+    importance: float | None = None,
+    ttl: str | timedelta | None = None,
+    scope: ScopeLike = "global",
+    source: str | None = "explicit",
+    turn_id: str | None = None,
+) -> RememberResult:
+    """:func:`~graphmem.facts.store.remember`, then retire the current facts the new one corrects:
+    ``judge`` decides when given (and answers), else the rule of this module does (also when the
+    model fails). The retired
+    facts are in ``RememberResult.retired``; a fact that retired another is reported ``updated``."""
+    where = Scope.parse(scope)
+
+    def store(rule: bool = True) -> RememberResult:
+        result = remember(db, content, subjects, embedder=embedder, deferred=deferred, redact=redact, type=type,
+                          importance=importance, ttl=ttl, scope=where, source=source, turn_id=turn_id)
+        if not rule or result.action == "unchanged":
+            return result
+        retired = retire_contradicted(db, result.fact)
+        if not retired:
+            return result
+        if result.action == "inserted":
+            kind = statement_kind(result.fact.content)
+            return replace(result, action="updated", previous=retired[0], similarity=None,
+                           reason=f"corrects a current fact ({kind})", retired=retired)
+        return replace(result, retired=retired)
+
+    if judge is None:
+        return store()
+    return remember_judged(db, judge, content, subjects, where, store=store, embedder=embedder, deferred=deferred)
 
 
 def facts_as_of(db: Database, at: datetime, *, scopes: Sequence[ScopeLike] | ScopeLike,

@@ -2,7 +2,7 @@
 
 The model is told the rule "store connections, not general knowledge": facts specific to
 the user, their people and their project, never what any LLM already knows. Each extracted fact
-goes through :func:`~graphmem.facts.store.remember` (similarity update, TTL) with
+goes through :func:`~graphmem.facts.corrections.remember_correcting` (similarity update, corrections, TTL) with
 ``source="extraction"`` and an ``EXTRACTED_FROM`` edge to the turn. Without an LLM, facts come
 only from explicit ``remember`` calls.
 """
@@ -24,8 +24,8 @@ from ..providers.openai_client import make_openai_client
 from ..providers.retry import RetryPolicy, call_with_retry
 from ..sessions import get_session
 from ..turns import get_turn
+from .corrections import remember_correcting
 from .model import FACT_TYPES, RememberResult, Scope
-from .store import remember
 
 if TYPE_CHECKING:
     import openai
@@ -191,7 +191,7 @@ def extract_facts_from_turn(
             "session": Scope.session(session.id),
         }[fact.scope]
         out.append(
-            remember(db, fact.content, fact.subjects, embedder=embedder, deferred=deferred, redact=redact,
-                     type=fact.type, ttl=fact.ttl, scope=scope, source="extraction", turn_id=turn.id)
+            remember_correcting(db, fact.content, fact.subjects, embedder=embedder, deferred=deferred, redact=redact,
+                                type=fact.type, ttl=fact.ttl, scope=scope, source="extraction", turn_id=turn.id)
         )
     return out

@@ -2,22 +2,22 @@
 
 The similarity update of :func:`~graphmem.facts.store.remember` misses corrections worded
 differently ("David lives in Ordizan", later "Actually David moved to Toulouse": cosine below the
-threshold). With an LLM configured, :func:`remember_judged` first gathers the current facts of the
+threshold). With an LLM configured, :func:`remember_judged` (through
+:func:`graphmem.facts.corrections.remember_correcting`) first gathers the current facts of the
 same scope that share a subject with the new one, plus its nearest facts by meaning (at most
 :data:`CANDIDATES`), and asks the model one question: is the new statement new (``add``), a
 correction or refinement of one of them (``update``: the new fact replaces it, the old one stays as
 history behind ``SUPERSEDES {rule: 'llm'}`` with its validity window), or already known
 (``noop``: nothing is written)? With no candidate the model is not asked. A model that fails or
-answers out of bounds falls back to plain :func:`remember`, so nothing is lost.
+answers out of bounds falls back to the remember without a judge, so nothing is lost.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import SecretStr
@@ -29,8 +29,8 @@ from ..errors import ProviderError
 from ..models import utcnow
 from ..providers.openai_client import make_openai_client
 from ..providers.retry import RetryPolicy, call_with_retry
-from .model import Fact, RememberResult, Scope, ScopeLike
-from .store import facts_about, remember, search_facts
+from .model import Fact, RememberResult, Scope
+from .store import facts_about, search_facts
 
 if TYPE_CHECKING:
     import openai
@@ -121,43 +121,35 @@ def remember_judged(
     db: Database,
     judge: FactJudge,
     content: str,
-    subjects: Sequence[str] = (),
+    subjects: Sequence[str],
+    scope: Scope,
     *,
+    store: Callable[[bool], RememberResult],
     embedder: Embedder | None = None,
     deferred: DeferredWrites | None = None,
-    redact: bool = True,
-    type: str | None = None,
-    importance: float | None = None,
-    ttl: str | timedelta | None = None,
-    scope: ScopeLike = "global",
-    source: str | None = "explicit",
-    turn_id: str | None = None,
 ) -> RememberResult:
-    """:func:`~graphmem.facts.store.remember` with the judge's decision first (module docstring)."""
-    where = Scope.parse(scope)
-
-    def plain() -> RememberResult:
-        return remember(db, content, subjects, embedder=embedder, deferred=deferred, redact=redact, type=type,
-                        importance=importance, ttl=ttl, scope=where, source=source, turn_id=turn_id)
-
-    known = _candidates(db, content, [s for s in subjects if isinstance(s, str)], where, embedder, deferred)
+    """Remember ``content`` with the judge's decision first (module docstring). ``store(rule)`` is the
+    remember without a judge: called with ``rule=False`` once the model has decided, ``True`` on a
+    fallback (then the correction rule applies)."""
+    known = _candidates(db, content, [s for s in subjects if isinstance(s, str)], scope, embedder, deferred)
     if not known or not isinstance(content, str) or not content.strip():
-        return plain()
+        return store(True)
     try:
         decision = judge.decide(content.strip(), known)
     except ProviderError as e:
-        log.warning("fact judge unavailable (%s): plain remember", e)
-        return plain()
+        log.warning("fact judge unavailable (%s): remember without it", e)
+        return store(True)
     by_id = {f.id: f for f in known}
     if decision.action == "noop" and decision.target is not None:
         same = by_id[decision.target]
         return RememberResult("unchanged", same, previous=same, reason=f"llm: {decision.reason}".strip())
-    result = plain()
+    result = store(False)
     retire = (decision.action == "update" and decision.target is not None and result.action == "inserted"
               and decision.target != result.fact.id)
     if retire and db.write("corrections/retire", newId=result.fact.id, oldId=decision.target, now=utcnow(),
                            rule="llm"):
         assert decision.target is not None
-        return RememberResult("updated", result.fact, previous=by_id[decision.target],
-                              reason=f"llm: {decision.reason}".strip())
+        old = by_id[decision.target]
+        return RememberResult("updated", result.fact, previous=old, reason=f"llm: {decision.reason}".strip(),
+                              retired=[old])
     return result

@@ -245,6 +245,9 @@ class RememberResult:
     """The fact that was updated or matched."""
     similarity: float | None = None
     reason: str = ""
+    retired: list[Fact] = field(default_factory=list)
+    """Current facts the new one corrects, retired as history (the LLM judge's or the correction
+    rule's decision; see graphmem.facts.corrections)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -253,6 +256,7 @@ class RememberResult:
             "previous": self.previous.to_dict() if self.previous else None,
             "similarity": self.similarity,
             "reason": self.reason,
+            "retired": [f.to_dict() for f in self.retired],
         }
 
 
