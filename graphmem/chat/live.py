@@ -92,8 +92,10 @@ def observe(db: Database, channel: str, author: str, text: str, timestamp: datet
     if redact:
         body = redact_text(body)[0]
     mid = str(uuid.uuid4())
-    db.write("live/observe", id=mid, room=_name(channel, "channel"), author=_name(author, "author"),
-             text=body, at=when(timestamp))
+    params = {"id": mid, "room": _name(channel, "channel"), "author": _name(author, "author"), "text": body,
+              "at": when(timestamp)}
+    # one auto-commit round trip; after a lost connection the message is looked up before it is written again
+    db.write_autocommit("live/observe", params, recover=lambda: db.read("live/observed", id=mid) or None)
     return mid
 
 
