@@ -73,7 +73,7 @@ def test_the_judge_decides_and_a_failing_judge_falls_back_to_the_rule(database: 
 
         mem = GraphMemory(database, embedder=LocalEmbedder(), judge_factory=factory)
         assert made == []  # made on first use only
-        first = mem.remember("David lives in Ordizan", ["david"], scope=scope)
+        mem.remember("David lives in Ordizan", ["david"], scope=scope)
         assert len(made) == 1 and fake.count("chat/completions") == 0  # nothing to judge against
         # the model says "add": its decision stands, the rule does not retire behind its back
         fake.script("chat/completions", _says("add", None))
