@@ -238,7 +238,9 @@ def _finish(db: Database, extractor: FactExtractor, digest: dict[str, Any], *, z
     did = digest["id"]
     messages = db.read("digest/messages", id=did)
     if digest["state"] == "claimed":
-        facts = extractor.extract_text(_render(messages, zone), instructions=DIGEST_PROMPT) if messages else []
+        facts = (extractor.extract_text(_render(messages, zone), instructions=DIGEST_PROMPT,
+                                        on_usage=lambda u: db.write("usage/digest", id=did, **u.params()))
+                 if messages else [])
         db.write("digest/extracted", id=did, facts=_facts_json(facts), now=now())
         items: list[dict[str, Any]] = json.loads(_facts_json(facts))
     else:

@@ -35,6 +35,7 @@ def _stats(args: argparse.Namespace) -> int:
     from ..db import managed_server
     from ..runtime.client import home_dir
     from ..runtime.spool import Spool
+    from ..stats import CHARS_PER_TOKEN, injection_overhead, llm_usage
 
     settings = Settings.load()
     with open_memory() as mem:
@@ -42,6 +43,8 @@ def _stats(args: argparse.Namespace) -> int:
         levels = {int(r["level"]): int(r["count"]) for r in mem.db.read("stats/summaries_by_level")
                   if r["level"] is not None}
         agents = mem.db.read("stats/agents")
+        overhead = injection_overhead(mem.db)
+        llm = llm_usage(mem.db)
         info = mem.db.server_info()
     store: dict[str, Any] = {"neo4j": f"{info.version} ({info.edition})"}
     if settings.managed:
@@ -54,7 +57,8 @@ def _stats(args: argparse.Namespace) -> int:
         store["bytes"] = None
     spool = Spool(Path(home_dir())).status()
     out = {**{k: int(v) for k, v in counts.items()}, "summaries_by_level": levels,
-           "agents": agents, "store": store, "spool": {"entries": spool.entries, "turns": spool.turns}}
+           "agents": agents, "store": store, "spool": {"entries": spool.entries, "turns": spool.turns},
+           "auto_retrieval": overhead, "llm": llm}
     if args.json:
         emit_json(out)
         return 0
@@ -74,6 +78,14 @@ def _stats(args: argparse.Namespace) -> int:
     if agents:
         print()
         print_table(["agent", "sessions", "turns"], [(a["agent"], a["sessions"], a["turns"]) for a in agents])
+    print()
+    print(f"auto-retrieval: {overhead['injections']} injections added {overhead['chars']} characters "
+          f"(about {overhead['estimated_tokens']} tokens at {CHARS_PER_TOKEN} characters a token; "
+          f"{overhead['chars_mean']} per injection), {overhead['latency_ms_mean']} ms on average")
+    print()
+    print_table(["LLM calls", "calls", "prompt tokens", "completion tokens", "cost (USD, estimated)"],
+                [(p["purpose"], p["calls"], p["prompt_tokens"], p["completion_tokens"], f"{p['cost_usd']:.4f}")
+                 for p in [*llm["purposes"], {"purpose": "total", **llm["total"]}]])
     return 0
 
 

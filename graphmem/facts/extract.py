@@ -22,6 +22,7 @@ from ..embedding import Embedder
 from ..errors import ProviderError
 from ..providers.openai_client import make_openai_client
 from ..providers.retry import RetryPolicy, call_with_retry
+from ..providers.usage import UsageSink, usage_of
 from ..sessions import get_session
 from ..turns import get_turn
 from .corrections import remember_correcting
@@ -121,16 +122,19 @@ class FactExtractor:
         )
         self._schema_ok = True
 
-    def extract(self, user_message: str, assistant_message: str, tool_results: list[str] | None = None) -> list[ExtractedFact]:
+    def extract(self, user_message: str, assistant_message: str, tool_results: list[str] | None = None, *,
+                on_usage: UsageSink | None = None) -> list[ExtractedFact]:
+        """The facts of one turn (see :meth:`extract_text`)."""
         parts = [f"User: {user_message}"]
         for r in tool_results or []:
             parts.append(f"Tool result: {r[:2000]}")
         parts.append(f"Assistant: {assistant_message}")
-        return self.extract_text("\n".join(parts))
+        return self.extract_text("\n".join(parts), on_usage=on_usage)
 
-    def extract_text(self, body: str, *, instructions: str = SYSTEM_PROMPT) -> list[ExtractedFact]:
+    def extract_text(self, body: str, *, instructions: str = SYSTEM_PROMPT,
+                     on_usage: UsageSink | None = None) -> list[ExtractedFact]:
         """The facts the model finds in ``body`` (cut to ``max_input_chars``) under ``instructions``
-        (a system prompt asking for the same JSON object)."""
+        (a system prompt asking for the same JSON object); ``on_usage`` gets the answered call's usage."""
         messages = [{"role": "system", "content": instructions},
                     {"role": "user", "content": body[: self.max_input_chars]}]
 
@@ -149,6 +153,8 @@ class FactExtractor:
                 raise
             self._schema_ok = False
             completion = call_with_retry(lambda: call(False), policy=self.retry, what="extracting facts")
+        if on_usage is not None:
+            on_usage(usage_of(self.model, completion))
         if not completion.choices or not completion.choices[0].message.content:
             return []
         return _parse(completion.choices[0].message.content)
@@ -179,12 +185,15 @@ def extract_facts_from_turn(
 ) -> list[RememberResult]:
     """Extract facts from a stored turn (messages and tool results) and remember each one, in the
     scope the model chose (project: the turn's project; session: the turn's session); ``embedder``,
-    ``deferred`` and ``redact`` as for :func:`~graphmem.facts.store.remember`."""
+    ``deferred`` and ``redact`` as for :func:`~graphmem.facts.store.remember`. The call's usage
+    (tokens, estimated cost) is added to the turn's ``extraction*`` properties."""
     turn = get_turn(db, turn_id)
     session = get_session(db, turn.session_id)
     results = [c.result for c in turn.tool_calls if c.result]
     out: list[RememberResult] = []
-    for fact in extractor.extract(turn.user_message, turn.assistant_message, results):
+    found = extractor.extract(turn.user_message, turn.assistant_message, results,
+                              on_usage=lambda u: db.write("usage/turn", id=turn.id, **u.params()))
+    for fact in found:
         scope = {
             "global": Scope.global_(),
             "project": Scope("project", session.project_path),

@@ -29,6 +29,7 @@ from ..errors import ProviderError
 from ..models import utcnow
 from ..providers.openai_client import make_openai_client
 from ..providers.retry import RetryPolicy, call_with_retry
+from ..providers.usage import LLMUsage, UsageSink, usage_of
 from .model import Fact, RememberResult, Scope
 from .store import facts_about, search_facts
 
@@ -68,7 +69,8 @@ class FactJudge:
         self._client: openai.OpenAI = make_openai_client(api_key=api_key, base_url=base_url, timeout=timeout,
                                                           what="fact judge")
 
-    def decide(self, statement: str, known: Sequence[Fact]) -> JudgeDecision:
+    def decide(self, statement: str, known: Sequence[Fact], *, on_usage: UsageSink | None = None) -> JudgeDecision:
+        """The model's decision about ``statement`` against ``known``; ``on_usage`` gets the call's usage."""
         listing = "\n".join(f"- id {f.id}: {f.content}" for f in known)
         messages = [{"role": "system", "content": JUDGE_PROMPT},
                     {"role": "user", "content": f"Known facts:\n{listing}\n\nNew statement: {statement}"}]
@@ -76,6 +78,8 @@ class FactJudge:
                                   "response_format": {"type": "json_object"}}
         completion = call_with_retry(lambda: self._client.chat.completions.create(**kwargs), policy=self.retry,
                                      what="judging a fact")
+        if on_usage is not None:
+            on_usage(usage_of(self.model, completion))
         text = completion.choices[0].message.content if completion.choices else None
         try:
             data: Any = json.loads(text or "")
@@ -134,12 +138,20 @@ def remember_judged(
     known = _candidates(db, content, [s for s in subjects if isinstance(s, str)], scope, embedder, deferred)
     if not known or not isinstance(content, str) or not content.strip():
         return store(True)
+    used: list[LLMUsage] = []
     try:
-        decision = judge.decide(content.strip(), known)
+        decision = judge.decide(content.strip(), known, on_usage=used.append)
     except ProviderError as e:
         log.warning("fact judge unavailable (%s): remember without it", e)
         return store(True)
-    by_id = {f.id: f for f in known}
+    result = _decided(db, decision, {f.id: f for f in known}, store)
+    for usage in used:  # on the fact the model decided about (the new one, or the known one on a no-op)
+        db.write("usage/fact", id=result.fact.id, **usage.params())
+    return result
+
+
+def _decided(db: Database, decision: JudgeDecision, by_id: dict[str, Fact],
+             store: Callable[[bool], RememberResult]) -> RememberResult:
     if decision.action == "noop" and decision.target is not None:
         same = by_id[decision.target]
         return RememberResult("unchanged", same, previous=same, reason=f"llm: {decision.reason}".strip())

@@ -12,6 +12,7 @@ from ..facts import session_scopes
 from ..facts.store import list_text
 from ..facts.tuning import TUNING_HELP, check_tuning, get_tuning, set_tuning, tuning_items, unset_tuning
 from ..retrieval.scopes import Scope, parse_scope
+from ..stats import injection_overhead, llm_usage
 from .common import FieldError, field_errors, state_of
 
 __all__ = ["EXCERPT_CHARS", "router"]
@@ -131,7 +132,7 @@ def patch_settings(
 
 # -- stats and the injection log ---------------------------------------------------------------
 
-@router.get("/stats", summary="What the memory holds, pending work and the injections' overhead")
+@router.get("/stats", summary="What the memory holds, pending work, the injections' overhead and the LLM calls' usage")
 def stats(request: Request) -> dict[str, Any]:
     db = state_of(request).memory.db
     counts = {k: int(v) for k, v in db.read("stats/counts")[0].items()}
@@ -146,7 +147,8 @@ def stats(request: Request) -> dict[str, Any]:
         "chars_mean": round(sum(chars) / len(chars), 1) if chars else 0.0,
         "latency_ms_mean": round(sum(latency) / len(latency), 2) if latency else 0.0,
     }
-    return {**counts, "summaries_by_level": levels, "agents": agents, "injections": injections}
+    return {**counts, "summaries_by_level": levels, "agents": agents, "injections": injections,
+            "auto_retrieval": injection_overhead(db), "llm": llm_usage(db)}
 
 
 @router.get("/retrievals", summary="The latest pre-call injections with the facts, scores and reasons")

@@ -18,6 +18,7 @@ from graphmem.models import utcnow
 from graphmem.providers.retry import RetryPolicy
 
 from ..fake_openai import FakeOpenAIServer, chat_content, server_error
+from ..support import support_db
 
 pytestmark = pytest.mark.integration
 
@@ -79,6 +80,9 @@ def test_the_judge_decides_and_a_failing_judge_falls_back_to_the_rule(database: 
         fake.script("chat/completions", _says("add", None))
         kept = mem.remember("David lives in Toulouse during the week", ["david"], scope=scope)
         assert kept.action == "inserted" and kept.retired == []
+        # the call's usage is on the fact the model decided about
+        [usage] = support_db(database).read("testing/llm_usage_of", id=kept.fact.id)
+        assert usage["calls"] == 1 and usage["promptTokens"] == 120 and usage["completionTokens"] == 40
         assert len(mem.list_facts(scopes=[scope])) == 2
         # the model fails: the rule applies, nothing is lost
         fake.script("chat/completions", server_error(500))

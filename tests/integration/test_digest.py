@@ -96,6 +96,8 @@ def test_a_digest_stores_the_facts_and_clears_only_what_it_read(mem: GraphMemory
     assert [m.text for m in mem.live_messages(other)] == ["hello"]
     [listed] = recent_digests(mem.db, room=lobby)
     assert listed["state"] == "done" and sorted(listed["facts"]) == sorted(stored)
+    assert listed["llmCalls"] == 1 and listed["promptTokens"] == 120 and listed["completionTokens"] == 40
+    assert listed["model"] == "gpt-4o-mini" and listed["costUsd"] > 0
     [explored] = mem.db.read("explore/digest_facts", room=lobby)  # the Browser guide's query
     assert explored["messagesRead"] == 3 and sorted(explored["facts"]) == sorted(stored)
     status = digester.status(lobby)

@@ -488,8 +488,10 @@ def test_stats_and_daemon_cli(
     st = json.loads(out)
     assert st["sessions"] >= 1 and st["turns"] >= 1 and st["toolCalls"] >= 1
     assert {"summaries_by_level", "facts", "pendingTurnEmbeddings", "store", "spool"} <= set(st)
+    assert {"auto_retrieval", "llm"} <= set(st) and st["llm"]["purposes"][0]["purpose"] == "summaries"
     code, out, _ = cli(capsys, "stats")
     assert code == 0 and "tool calls" in out
+    assert "auto-retrieval: " in out and "LLM calls" in out and "fact extraction" in out
     code, out, _ = cli(capsys, "daemon", "status", "--json")
     assert code == 1 and json.loads(out)["running"] is False
     code, out, _ = cli(capsys, "spool", "status", "--json")

@@ -215,6 +215,11 @@ def test_settings_patch_and_the_next_injection_follows(service: Service, namespa
     stats = http.get("/api/stats").json()
     assert stats["facts"] >= 4 and stats["sessions"] >= 1
     assert stats["injections"]["logged_recently"] >= 2 and stats["injections"]["chars_total"] > 0
+    assert stats["auto_retrieval"]["injections"] >= 2
+    assert stats["auto_retrieval"]["estimated_tokens"] == stats["auto_retrieval"]["chars"] // 4
+    assert [p["purpose"] for p in stats["llm"]["purposes"]] == ["summaries", "fact extraction", "chat digest",
+                                                                 "fact judge"]
+    assert set(stats["llm"]["total"]) == {"calls", "prompt_tokens", "completion_tokens", "cost_usd"}
 
 
 def test_sessions_with_turns_and_summary_tree(service: Service, namespace: str) -> None:

@@ -11,9 +11,11 @@ from graphmem import Database, GraphMemory
 from graphmem.embedding import LocalEmbedder
 from graphmem.facts import FactExtractor
 from graphmem.providers.retry import RetryPolicy
+from graphmem.stats import llm_usage
 from graphmem.worker import WorkerConfig
 
 from ..fake_openai import FakeOpenAIServer, chat_content, server_error
+from ..support import support_db
 
 pytestmark = pytest.mark.integration
 
@@ -38,3 +40,11 @@ def test_the_worker_extracts_facts_from_summarized_turns(database: Database, nam
     [fact] = mem.list_facts(scopes=[f"project:{project}"])
     assert fact.content == "The shop is deployed with Kamal" and fact.source == "extraction"
     assert len(mem.summaries(s.id, 1)) == 2
+    # the answered call's usage is on its turn (the fake server reports 120 + 40 tokens), the failed one has none
+    first, second = [t.id for t in mem.load_session(s.id).turns]
+    [usage] = support_db(database).read("testing/llm_usage_of", id=first)
+    assert usage == {"calls": 1, "promptTokens": 120, "completionTokens": 40, "model": "gpt-4o-mini",
+                     "costUsd": pytest.approx((120 * 0.15 + 40 * 0.60) / 1e6)}
+    assert support_db(database).read("testing/llm_usage_of", id=second)[0]["calls"] is None
+    totals = {p["purpose"]: p for p in llm_usage(database)["purposes"]}
+    assert totals["fact extraction"]["calls"] >= 1 and totals["fact extraction"]["prompt_tokens"] >= 120
