@@ -289,6 +289,9 @@ def list_text(db: Database, text: str, keys: list[str] | None, *, limit: int) ->
     return [Fact.from_row(r["fact"]) for r in rows]
 
 
+_LIST_IN_SCOPES = {"recent": "facts/list_recent", "importance": "facts/list_important"}
+
+
 def list_facts(
     db: Database,
     *,
@@ -308,10 +311,14 @@ def list_facts(
     if isinstance(since, timedelta):
         since = utcnow() - since
     names = _subjects([subject]) if subject else []
-    rows = db.read(
-        "facts/list", scopeKeys=_scopes(scopes), type=type, subject=names[0] if names else None,
-        minImportance=min_importance, since=since, order=order, limit=limit,
-    )
+    keys = _scopes(scopes)
+    if keys is not None and not names and order in _LIST_IN_SCOPES:
+        # within scopes, each scope's index is read in order and stops at the limit
+        rows = db.read(_LIST_IN_SCOPES[order], scopeKeys=keys, type=type, minImportance=min_importance,
+                       since=since, limit=limit)
+    else:
+        rows = db.read("facts/list", scopeKeys=keys, type=type, subject=names[0] if names else None,
+                       minImportance=min_importance, since=since, order=order, limit=limit)
     return [Fact.from_row(r["fact"]) for r in rows]
 
 
