@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -77,10 +76,10 @@ def test_failing_jobs_back_off_then_end_failed_and_can_be_retried(
     w.run_until_idle()  # attempt 1 fails; the job backs off 0.2 s
     job = _jobs(database, s.id)[0]
     assert job["state"] == "ready" and "overloaded" in str(job["lastError"])
-    deadline = time.monotonic() + 20
-    while _jobs(database, s.id)[0]["state"] != "failed" and time.monotonic() < deadline:
-        time.sleep(0.3)
+    for _ in range(2):  # the back-off is over: attempts 2 and 3
+        support_db(database).write("testing/age_jobs", sessionId=s.id)
         w.run_until_idle()
+    assert _jobs(database, s.id)[0]["state"] == "failed"
     assert flaky.calls == 3 and w.stats.jobs_failed == 1 and w.stats.errors == 3
     st = worker_status(database)
     mine = [f for f in st.failed if f["sessionId"] == s.id]
@@ -109,7 +108,7 @@ def test_expired_lease_is_taken_over_and_the_late_writer_writes_nothing(
     claimed_a = a.claim(10)
     assert len(claimed_a) == 2
     assert b.claim(10) == []  # leased
-    time.sleep(1.3)
+    support_db(database).write("testing/age_jobs", sessionId=s.id)
     claimed_b = b.claim(10)  # a "died": its leases expired
     assert sorted(j.id for j in claimed_b) == sorted(j.id for j in claimed_a)
     assert all(j.lost_leases == 1 and j.attempts == 2 for j in claimed_b)
@@ -127,9 +126,9 @@ def test_a_job_whose_leases_keep_expiring_ends_failed(memory: GraphMemory, datab
     w = SummaryWorker(database, config=_cfg(namespace, lease_seconds=0.2, max_lost_leases=2))
     w.plan()
     assert len(w.claim(1)) == 1
-    time.sleep(0.3)
+    support_db(database).write("testing/age_jobs", sessionId=s.id)
     assert len(w.claim(1)) == 1  # first lost lease
-    time.sleep(0.3)
+    support_db(database).write("testing/age_jobs", sessionId=s.id)
     assert w.claim(1) == []  # second: the job is given up
     job = _jobs(database, s.id)[0]
     assert job["state"] == "failed" and "lease expired 2 times" in str(job["lastError"])
@@ -167,14 +166,16 @@ def test_concurrent_workers_never_duplicate(memory: GraphMemory, database: Datab
     for s in sessions:
         _fill(memory, s.id, 25)
     workers = [SummaryWorker(database, config=_cfg(namespace, claim_batch=3), owner=f"w{i}") for i in range(4)]
+    done = threading.Event()
+
+    def check(_: object) -> None:  # after each round of any worker
+        if all(memory.raw_history_chars(s.id) == 0 and not _jobs(database, s.id) for s in sessions):
+            done.set()
+
+    for w in workers:
+        w.on_progress = check
     threads = [w.start_thread() for w in workers]
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if all(memory.raw_history_chars(s.id) == 0 for s in sessions) and all(
-            not _jobs(database, s.id) for s in sessions
-        ):
-            break
-        time.sleep(0.3)
+    assert done.wait(timeout=300), "the workers never caught up"
     for t in threads:
         t.stop()
     assert [t.error for t in threads] == [None] * len(threads)
@@ -203,13 +204,14 @@ def test_a_session_deleted_mid_job_leaves_nothing(memory: GraphMemory, database:
 def test_background_thread_follows_the_conversation(memory: GraphMemory, database: Database, namespace: str) -> None:
     s = memory.create_session(namespace)
     worker = memory.worker(config=_cfg(namespace))
+    stored, caught_up = threading.Event(), threading.Event()
+    worker.on_progress = lambda _: caught_up.set() if stored.is_set() and not memory.raw_history_chars(s.id) else None
     thread = worker.start_thread(nice=5)
     try:
         for i in range(3):
             memory.store_turn(s.id, f"step {i}: what next?", f"Next we run the migration number {i} and check it.")
-        deadline = time.monotonic() + 30
-        while memory.raw_history_chars(s.id) and time.monotonic() < deadline:
-            time.sleep(0.1)
+        stored.set()
+        assert caught_up.wait(timeout=120), "the background worker never caught up"
     finally:
         stats = thread.stop()
     assert thread.error is None and not thread.is_alive()
