@@ -118,6 +118,14 @@ class Settings(BaseSettings):
     digest_scope: str = "global"
     """The fact scope the digested facts are stored in."""
 
+    # --- notes from a Markdown vault (graphmem/notes; NotesConfig) ---
+    notes_vault: str | None = None
+    """The vault folder (Obsidian's layout) whose notes are a context source; None: no notes."""
+    notes_tag: str = "memory"
+    """Notes carrying this tag (front matter or ``#tag``, nested tags too) go into memory."""
+    notes_fixed: str = ""
+    """Comma-separated vault paths of the fixed notes every context carries."""
+
     # --- summarizer worker (graphmem/worker.py; see WorkerConfig for the meaning of each) ---
     summary_batch_chars: int | None = None
     """Level-1 batching: consecutive turns are summarized together while their raw characters stay

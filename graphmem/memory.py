@@ -34,6 +34,7 @@ from .files import FileHistory, file_history
 from .hierarchy import session_summaries, summaries_not_rolled_up
 from .memory_chat import ChatMethods
 from .models import Session, SessionDetail, SessionInfo, Summary, ToolCallIn, Turn, TurnIn
+from .notes import NoteHit, NotesConfig, NoteSync, context_source, list_notes, search_notes, sync_notes
 from .paths import normalize_cwd
 from .providers import Summarizer
 from .retrieval import (
@@ -79,6 +80,7 @@ class GraphMemory(ChatMethods):
         judge: FactJudge | None = None,
         embedder_factory: Callable[[], Embedder | None] | None = None,
         judge_factory: Callable[[], FactJudge | None] | None = None,
+        notes: NotesConfig | None = None,
     ) -> None:
         """``embedder`` is used for vector search and inline embedding; without one, search is
         text-only. ``redact`` replaces secrets (API keys, tokens, passwords; see
@@ -87,7 +89,8 @@ class GraphMemory(ChatMethods):
         used for the vector indexes) are the embedder's, or the explicit values, or the local
         default's. ``embedder_factory`` (instead of ``embedder``) makes the embedder on first use, so
         that work which never embeds (listing sessions or facts, stats) never loads one; likewise
-        ``judge_factory`` for the ``judge``."""
+        ``judge_factory`` for the ``judge``. ``notes`` names a Markdown vault whose notes are a
+        context source (graphmem.notes)."""
         self.db = db
         self._embedder = embedder
         self._embedder_factory = embedder_factory if embedder is None else None
@@ -105,6 +108,8 @@ class GraphMemory(ChatMethods):
         """Settings of the chat-agent operations (conversations, live observation, tools)."""
         self._judge = judge
         self._judge_factory = judge_factory if judge is None else None
+        self.notes = notes
+        """The notes vault (None: no notes in the context)."""
         self._searcher: Searcher | None = None
         self.deferred = DeferredWrites(db)
         """The background writer for writes nobody waits for (the injection logs of
@@ -169,6 +174,7 @@ class GraphMemory(ChatMethods):
             embedding_dimensions=settings.embedding_dimensions if explicit else None,
             foreground=ForegroundSignal.for_home(settings.home),
             chat=ChatConfig.from_settings(settings),
+            notes=NotesConfig.from_settings(settings),
         )
 
     def close(self) -> None:
@@ -290,10 +296,11 @@ class GraphMemory(ChatMethods):
                digester: Digester | None = None, extractor: FactExtractor | None = None) -> SummaryWorker:
         """A summarizer worker on this database with this memory's embedder (extractive summaries
         unless ``summarizer`` is given; ``digester`` runs the chat rooms' digest when due; ``extractor``
-        extracts facts from each turn once it is summarized);
-        ``.start_thread()`` runs it in the background, ``.run_until_idle()`` catches up in the caller's thread."""
+        extracts facts from each turn once it is summarized; this memory's notes vault is synced with
+        the periodic cleanup); ``.start_thread()`` runs it in the background, ``.run_until_idle()``
+        catches up in the caller's thread."""
         return SummaryWorker(self.db, summarizer, self.embedder, config, foreground=self.foreground,
-                             digester=digester, extractor=extractor)
+                             digester=digester, extractor=extractor, notes=self.notes)
 
     def check_hierarchy(self, path: str | None = None, *, complete: bool = False) -> CheckReport:
         """Verify the summary invariants (of the sessions under ``path``, or all); see graphmem.check."""
@@ -416,8 +423,27 @@ class GraphMemory(ChatMethods):
         turns, relevant past turns and summaries, unrolled level-1 summaries; rendered in ``.text``
         within ``config.budget_chars``, ``.to_json()`` for machines. ``now`` as in :meth:`search`."""
         self._foreground()
+        notes = context_source(self.db, self.notes, self.embedder) if self.notes is not None else None
         return context_for_session(self.db, self.searcher(), session_id, message, config, embedder=self.embedder,
-                                   deferred=self.deferred, redact=self.redact, now=now)
+                                   deferred=self.deferred, redact=self.redact, now=now, notes=notes)
+
+    # -- notes (graphmem/notes) ------------------------------------------------------------------
+    def sync_notes(self) -> NoteSync:
+        """Bring the notes in the graph in line with the vault (incremental by modification time)."""
+        return sync_notes(self.db, self._notes_config())
+
+    def search_notes(self, query: str, *, k: int = 5) -> list[NoteHit]:
+        """The notes most relevant to ``query`` (vector and full text fused), of this memory's vault."""
+        return search_notes(self.db, query, embedder=self.embedder, vault=self._notes_config().vault, k=k)
+
+    def list_notes(self, *, fixed_only: bool = False, limit: int = 100) -> list[NoteHit]:
+        """The notes in memory, fixed ones first."""
+        return list_notes(self.db, vault=self._notes_config().vault, fixed_only=fixed_only, limit=limit)
+
+    def _notes_config(self) -> NotesConfig:
+        if self.notes is None:
+            raise ConfigError("no notes vault configured (GRAPHMEM_NOTES_VAULT)")
+        return self.notes
 
     def embed_pending(self, *, limit: int | None = None, batch: int = 128, expansion_window: int = 2) -> EmbedPassStats:
         """Embed pending turns and summaries now, in the caller's thread (the worker does it in the

@@ -55,6 +55,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("serve", "graphmem.cli.serve_cmd", "serve the memory over HTTP: a JSON API (/docs) and the dashboard (/memory)"),
     ("digest", "graphmem.cli.digest_cmd", "chat rooms' live messages digested into facts by an LLM, at fixed hours"),
     ("files", "graphmem.cli.files_cmd", "files the coding agents' tool calls touched"),
+    ("notes", "graphmem.cli.notes_cmd", "notes of a Markdown vault (GRAPHMEM_NOTES_VAULT) as a context source"),
 ]
 ENTRY_POINT_GROUP = "graphmem.commands"
 

@@ -103,17 +103,19 @@ def reindex(
 ) -> EmbedPassStats:
     """Re-embed everything with ``embedder``: drop the vector indexes, forget every vector, recreate
     the indexes with the embedder's dimension, embed all turns, summaries and current facts, then
-    record the model."""
+    record the model. Notes are reset to pending: the worker embeds them."""
     db.write("search/reindex_drop_turn_index")
     db.write("search/reindex_drop_summary_index")
     db.write("search/reindex_drop_context_index")
     db.write("facts/reindex_drop_index")
+    db.write("notes/reindex_drop_index")
+    db.write("notes/reindex_reset")  # notes are embedded again by the worker
     for name in ("search/reindex_reset_turns", "search/reindex_reset_summaries"):
         while int(db.write(name, batch=reset_batch)[0]["reset"]) > 0:
             pass
     features = {"search"} if db.server_info().vector_search_clause else set()
     for m in migrations(features):
-        if m.name.startswith(("schema/0023_", "schema/0024_", "schema/0086_", "schema/0078_")):
+        if m.name.startswith(("schema/0023_", "schema/0024_", "schema/0086_", "schema/0078_", "schema/0113_")):
             db.write(m.name, dimensions=embedder.dimensions)
     db.write("meta/await_indexes", timeoutSeconds=await_seconds)
     counts = pending_counts(db)

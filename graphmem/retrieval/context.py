@@ -96,6 +96,7 @@ def build_context(
     facts: list[dict[str, Any]] | None = None,
     query_vector: Sequence[float] | None = None,
     pending_facts: Callable[[], list[dict[str, Any]]] | None = None,
+    pending_notes: Callable[[], tuple[list[dict[str, Any]], list[str]]] | None = None,
 ) -> ContextBlock:
     """Assemble the block from what the facade fetched (recent turns, level-1 summaries) plus a search.
 
@@ -195,6 +196,9 @@ def build_context(
     block.level1_summaries = list(reversed(l1))  # oldest first, like the recent turns
     if pending_facts is not None:
         block.facts = list(pending_facts())
+    if pending_notes is not None:
+        block.notes, notes_warnings = pending_notes()
+        block.warnings.extend(notes_warnings)
     render_context(block, config, dropped)
     block.dropped = dropped
     return block
@@ -276,6 +280,10 @@ def render_context(block: ContextBlock, config: ContextConfig, dropped: dict[str
     ]
     section("Known Facts (Long-Term Memory)", fact_pieces, block.facts)
 
+    note_pieces = [(n, f"[{n.get('title')} - {n.get('path')}{' - fixed' if n.get('fixed') else ''}]\n"
+                       + _cut(str(n.get("text") or ""), NOTE_CHARS)) for n in block.notes]
+    section("Notes (From The Vault)", note_pieces, block.notes)
+
     # recent turns: newest are the most important; cut each so all fit in recent_max_chars
     recent_pieces: list[tuple[Any, str]] = []
     per = max(300, config.recent_max_chars // max(1, len(block.recent_turns)))
@@ -329,6 +337,19 @@ def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 3)
 
 
+NotesSource = Callable[[str, Sequence[float] | None], tuple[list[dict[str, Any]], list[str]]]
+"""Gives the notes for a message (and its vector, when embedded) as dicts, and warnings."""
+NOTE_CHARS = 500
+"""Characters of each note in the rendered block."""
+
+
+def _timed(notes: NotesSource, message: str, vector: Sequence[float] | None,
+           ) -> tuple[list[dict[str, Any]], list[str], float]:
+    t1 = time.perf_counter()
+    items, warnings = notes(message, vector)
+    return items, warnings, _ms(t1)
+
+
 def context_for_session(
     db: Database,
     searcher: Searcher,
@@ -340,18 +361,20 @@ def context_for_session(
     deferred: DeferredWrites | None = None,
     redact: bool = True,
     now: datetime | None = None,
+    notes: NotesSource | None = None,
 ) -> ContextBlock:
     """:meth:`GraphMemory.build_context`: read the session state, embed the message once (with
     ``embedder``), inject facts and search (with ``searcher``) concurrently, then assemble. The
     injection's log goes to ``deferred`` when given (redacted when ``redact``). ``now`` is the
     message's own date (default: the current time), for time-aware search and relative dates.
+    ``notes`` gives the vault's notes for the message (with its vector), fetched beside the search.
 
     Critical path: max(state read, message embedding) + max(search, fact injection) + assembly;
     the injection's candidates are read while the message is embedded.
     ``timings_ms`` has each stage: ``state`` (session, recent turns with their vectors and tool
     calls, unrolled level-1 summaries: one round trip), ``embed``, ``search``, ``facts`` (the
     injection, in its own thread), ``facts_wait`` (what the injection added after the search
-    finished), ``assemble`` and ``total``."""
+    finished), ``notes`` (when a vault is configured, beside the search), ``assemble`` and ``total``."""
     t0 = time.perf_counter()
     cfg = config or ContextConfig()
     sid = check_id(session_id, "session id")
@@ -364,13 +387,14 @@ def context_for_session(
     if cfg.facts and message.strip() and deferred is not None:
         holding = deferred.held(sid)
     with holding:
-        return _context_for_session(db, searcher, embedder, deferred, redact, sid, message, cfg, timings, t0, now)
+        return _context_for_session(db, searcher, embedder, deferred, redact, sid, message, cfg, timings, t0, now,
+                                    notes)
 
 
 def _context_for_session(db: Database, searcher: Searcher, embedder: Embedder | None,
                          deferred: DeferredWrites | None, redact: bool, sid: str, message: str,
                          cfg: ContextConfig, timings: dict[str, float], t0: float,
-                         now: datetime | None) -> ContextBlock:
+                         now: datetime | None, notes: NotesSource | None) -> ContextBlock:
     pool = pool_for(db, _executor)
 
     def read_state() -> tuple[list[dict[str, Any]], float]:
@@ -410,6 +434,7 @@ def _context_for_session(db: Database, searcher: Searcher, embedder: Embedder | 
     finally:
         qvec_ready.set_result(qvec)  # always: the injection's vector part waits for it
 
+    notes_future = pool.submit(_timed, notes, message, qvec) if notes is not None and message.strip() else None
     rows, timings["state"] = state_future.result()
     if not rows:
         if facts_future is not None:
@@ -442,10 +467,19 @@ def _context_for_session(db: Database, searcher: Searcher, embedder: Embedder | 
         timings["facts_wait"] = _ms(t1)
         return items
 
+    def pending_notes() -> tuple[list[dict[str, Any]], list[str]]:
+        assert notes_future is not None
+        try:
+            items, warnings, timings["notes"] = notes_future.result()
+        except GraphMemError as e:  # notes are a bonus too
+            return [], [f"notes unavailable: {e}"]
+        return items, warnings
+
     t1 = time.perf_counter()
     block = build_context(searcher, session, recent, list(row["level1"]), message, cfg,
                           recent_vectors=recent_vectors, timings=timings, query_vector=qvec,
-                          pending_facts=pending_facts, now=now)
+                          pending_facts=pending_facts, now=now,
+                          pending_notes=pending_notes if notes_future is not None else None)
     timings["assemble"] = round(_ms(t1) - timings.get("search", 0.0) - timings.get("facts_wait", 0.0), 3)
     block.facts_log_id = facts_log
     if fact_warning:

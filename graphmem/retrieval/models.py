@@ -244,6 +244,8 @@ class ContextBlock(_Model):
     """Facts injected before the call (content, type, importance, reason, score, id)."""
     facts_log_id: str | None = None
     """The ``(:Retrieval)`` node that logs this injection."""
+    notes: list[dict[str, Any]] = Field(default_factory=list)
+    """Notes of the vault the block carries: the fixed ones, then the most relevant (graphmem.notes)."""
     text: str = ""
     """The rendered block (its markdown sections), at most ``budget_chars``."""
     chars: int = 0

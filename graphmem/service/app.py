@@ -25,7 +25,7 @@ from .. import __version__
 from ..chat import Digester
 from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError, InvalidInput, NotFound
 from ..memory import GraphMemory
-from . import dashboard, routes_chat, routes_facts, routes_memory, routes_sessions
+from . import dashboard, routes_chat, routes_facts, routes_memory, routes_notes, routes_sessions
 from .auth import token_matches
 from .common import FieldError, ServiceConfig, ServiceState, state_of
 from .events import ChangeFeed
@@ -136,6 +136,7 @@ def create_app(memory: GraphMemory, config: ServiceConfig | None = None, *,
     app.include_router(routes_memory.router)
     app.include_router(routes_sessions.router)
     app.include_router(routes_chat.router)
+    app.include_router(routes_notes.router)
     app.include_router(dashboard.router)
 
     @app.get("/api/events", tags=["live"], summary="Server-sent events: one `change` event per memory change")

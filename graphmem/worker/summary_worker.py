@@ -22,6 +22,7 @@ from ..embedding import Embedder, embed_pending_summaries, embed_pending_turns, 
 from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError
 from ..facts import FactExtractor, delete_expired_facts, extract_facts_from_turn, index_pending_vectors
 from ..hierarchy import PlanChild, cover_key, plan_level1, plan_rollup, rollup_threshold
+from ..notes import NotesConfig, embed_pending_notes, sync_notes
 from ..providers import (
     ExtractiveSummarizer,
     Summarizer,
@@ -55,13 +56,16 @@ class SummaryWorker(JobLeases):
         foreground: ForegroundSignal | None = None,
         digester: Digester | None = None,
         extractor: FactExtractor | None = None,
+        notes: NotesConfig | None = None,
     ) -> None:
         """``foreground``: the same machine's foreground mark (see :mod:`graphmem.activity`); the
         worker yields to it between jobs. ``digester``: the chat rooms' digest, run when due (checked
         at start and with the periodic cleanup). ``extractor``: an LLM that extracts facts from each
-        turn once its level-1 summary is written (never on the hook path)."""
+        turn once its level-1 summary is written (never on the hook path). ``notes``: a Markdown vault
+        synced with the periodic cleanup (an unscoped worker also embeds the notes)."""
         self.digester = digester
         self.extractor = extractor
+        self.notes = notes
         self.db = db
         self.foreground = foreground
         self.summarizer: Summarizer = summarizer or ExtractiveSummarizer()
@@ -179,6 +183,13 @@ class SummaryWorker(JobLeases):
             if indexed:
                 log.info("worker %s: indexed %d fact vectors left pending", self.owner, indexed)
             try:
+                synced = sync_notes(self.db, self.notes) if self.notes is not None else None
+            except (GraphMemError, OSError) as e:
+                log.warning("worker %s: syncing the notes failed: %s", self.owner, e)
+            else:
+                for warning in synced.warnings if synced is not None else []:
+                    log.warning("worker %s: %s", self.owner, warning)
+            try:
                 digested = self.digester.run_if_due() if self.digester is not None else None
             except (GraphMemError, OSError) as e:  # e.g. the LLM is down: the next check tries again
                 log.warning("worker %s: the digest failed: %s", self.owner, e)
@@ -226,11 +237,13 @@ class SummaryWorker(JobLeases):
         return n
 
     def _embed_live(self) -> int:
-        """Embed pending live messages of observed rooms (unscoped workers only: they have no path)."""
+        """Embed pending live messages of observed rooms and pending notes (unscoped workers only:
+        they have no path)."""
         if self.embedder is None or self.config.scope is not None:
             return 0
         try:
-            return embed_pending_live(self.db, self.embedder, limit=self.config.embed_batch)
+            return (embed_pending_live(self.db, self.embedder, limit=self.config.embed_batch)
+                    + embed_pending_notes(self.db, self.embedder, limit=self.config.embed_batch))
         except GraphMemError as e:
             if isinstance(e, DatabaseUnavailable):
                 raise

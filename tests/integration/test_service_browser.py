@@ -22,9 +22,11 @@ pytest.importorskip("fastapi", reason="needs the service extra (fastapi, uvicorn
 from graphmem import Database, GraphMemory
 from graphmem.embedding import LocalEmbedder
 from graphmem.facts import Scope, inject_facts
+from graphmem.notes import NotesConfig, vault_key
 from graphmem.service import create_app, serve_in_thread
 from graphmem.worker import WorkerConfig
 
+from ..support import support_db
 from .test_browser import ARTIFACTS, Chromium
 
 pytestmark = pytest.mark.integration
@@ -79,7 +81,12 @@ def _slide(c: Chromium, selector: str, value: float) -> None:
 def test_dashboard_sections(page: Chromium, database: Database, namespace: str, tmp_path: Path,
                             restore_settings: None) -> None:
     embedder = LocalEmbedder()
-    mem = GraphMemory(database, embedder=embedder)
+    vault = tmp_path / "vault"
+    (vault / "team").mkdir(parents=True)
+    (vault / "Release rules.md").write_text("# Release rules\nEvery release goes through QA; hotfixes too.\n")
+    (vault / "team" / "On-call.md").write_text("---\ntags: [memory, team]\n---\nThe on-call lead this week is Sam.\n")
+    (vault / "Groceries.md").write_text("milk, eggs\n")  # no tag: not synced
+    mem = GraphMemory(database, embedder=embedder, notes=NotesConfig(vault, fixed=("Release rules.md",)))
     tag = uuid.uuid4().hex[:8]
     proj = f"{namespace}/dash"
     session = mem.create_session(proj, project_path=proj, agent="claude-code", title="release planning")
@@ -180,6 +187,17 @@ def test_dashboard_sections(page: Chromium, database: Database, namespace: str, 
         assert c.js("document.querySelector('#timeline .summary').dataset.level") is not None
         _shot(c, "sessions")
 
+        # notes: sync the vault, the fixed note first with its preview
+        c.js("location.hash = '#notes'")
+        c.wait("document.querySelector('#notes-config').innerText.includes('#memory')", "the vault's settings")
+        c.js("document.querySelector('#notes-sync').click()")
+        # the worker run above synced them already (its periodic cleanup): nothing changed since
+        c.wait("document.querySelector('#notes-synced').innerText.includes('2 unchanged')", "the sync's answer")
+        c.wait("document.querySelectorAll('#note-rows tr').length === 2", "the synced notes")
+        first = c.js("document.querySelector('#note-rows tr').innerText")
+        assert "Release rules" in first and "fixed" in first and "goes through QA" in first
+        _shot(c, "notes")
+
         # stats
         c.js("location.hash = '#stats'")
         c.wait("document.querySelectorAll('#stat-cards .stat').length === 8", "the stats")
@@ -187,3 +205,4 @@ def test_dashboard_sections(page: Chromium, database: Database, namespace: str, 
         _shot(c, "stats")
         assert c.js("document.querySelector('#error').textContent") == ""
     mem.deferred.close()
+    support_db(database).write("testing/notes_cleanup", vault=vault_key(vault))

@@ -1,0 +1,1 @@
+CREATE CONSTRAINT note_key_unique IF NOT EXISTS FOR (n:Note) REQUIRE n.key IS UNIQUE

@@ -1,0 +1,218 @@
+"""Notes of a Markdown vault as a context source, in the graph.
+
+``(:Note {key, vault, path, name, title, text, tags, links, fixed, mtime, createdAt, updatedAt,
+embedState, embedding})``, ``(:Note)-[:LINKS_TO]->(:Note)`` for the ``[[wiki links]]`` between notes
+in memory. :func:`sync_notes` brings the graph in line with the vault incrementally: a note whose
+file's modification time is unchanged is not written again, a note that left the vault (or lost
+its tag) is removed. The worker embeds new and changed notes (:func:`embed_pending_notes`), off
+the sync. :func:`search_notes` fuses the vector and full-text rankings (RRF); :func:`notes_for_context`
+gives ``build_context`` the fixed notes and the notes most relevant to the message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings
+from ..db import Database
+from ..db.params import vector_param
+from ..db.rows import native_row
+from ..embedding.base import Embedder
+from ..errors import InvalidInput
+from ..models import utcnow
+from ..retrieval.fusion import rrf
+from ..retrieval.lucene import build_query
+from .vault import VaultNote, scan_vault
+
+__all__ = ["NOTE_EXCERPT_CHARS", "NoteHit", "NoteSync", "NotesConfig", "context_source", "embed_pending_notes",
+           "list_notes", "notes_for_context", "search_notes", "sync_notes", "vault_key"]
+
+NOTE_EXCERPT_CHARS = 500
+"""Characters of each note that go into the context block."""
+_EMBED_CHARS = 4000
+_BATCH = 200
+
+
+@dataclass(frozen=True)
+class NotesConfig:
+    """Where the notes come from: the vault folder, the tag that puts a note into memory, and the
+    fixed notes (paths in the vault) that every context carries."""
+
+    vault: Path
+    tag: str = "memory"
+    fixed: tuple[str, ...] = ()
+    context_hits: int = 3
+    """Notes most relevant to the message added to the context (besides the fixed ones)."""
+
+    @property
+    def key(self) -> str:
+        return vault_key(self.vault)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> NotesConfig | None:
+        """From ``GRAPHMEM_NOTES_VAULT``, ``_TAG`` and ``_FIXED``; None when no vault is set."""
+        if not settings.notes_vault:
+            return None
+        fixed = tuple(p.strip() for p in settings.notes_fixed.split(",") if p.strip())
+        return cls(Path(settings.notes_vault).expanduser(), tag=settings.notes_tag.strip() or "memory", fixed=fixed)
+
+
+def vault_key(vault: Path | str) -> str:
+    """The vault's identity in the graph: its absolute path."""
+    return str(Path(vault).expanduser().resolve())
+
+
+@dataclass
+class NoteSync:
+    """What :func:`sync_notes` did."""
+
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"added": self.added, "updated": self.updated, "removed": self.removed,
+                "unchanged": self.unchanged, "warnings": self.warnings}
+
+
+@dataclass(frozen=True)
+class NoteHit:
+    key: str
+    path: str
+    title: str
+    text: str
+    tags: tuple[str, ...] = ()
+    fixed: bool = False
+    score: float | None = None
+    updated_at: str | None = None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any], score: float | None = None) -> NoteHit:
+        r = native_row(row)
+        return cls(key=r["key"], path=r["path"], title=r["title"], text=r.get("text") or "",
+                   tags=tuple(r.get("tags") or ()), fixed=bool(r.get("fixed")), score=score,
+                   updated_at=r.get("updatedAt"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "path": self.path, "title": self.title, "text": self.text, "tags": list(self.tags),
+                "fixed": self.fixed, "score": self.score, "updated_at": self.updated_at}
+
+
+def _row(key: str, note: VaultNote) -> dict[str, Any]:
+    return {"key": f"{key}\n{note.path}", "path": note.path, "name": note.name, "title": note.title,
+            "text": note.text, "tags": list(note.tags), "tagText": " ".join(note.tags), "links": list(note.links),
+            "fixed": note.fixed, "mtime": note.mtime}
+
+
+def sync_notes(db: Database, config: NotesConfig, *, now: datetime | None = None) -> NoteSync:
+    """Bring the notes of ``config.vault`` in the graph in line with the folder (module docstring).
+    A missing vault changes nothing and says so in ``warnings``."""
+    result = NoteSync()
+    try:
+        notes = scan_vault(config.vault, tag=config.tag, fixed=config.fixed)
+    except FileNotFoundError as e:
+        result.warnings.append(f"{e}: the notes in memory are kept as they are")
+        return result
+    key = config.key
+    stored = {r["path"]: r["mtime"] for r in db.read("notes/stored", vault=key)}
+    changed = [n for n in notes if stored.get(n.path) != n.mtime]
+    result.added = sum(1 for n in changed if n.path not in stored)
+    result.updated = len(changed) - result.added
+    result.unchanged = len(notes) - len(changed)
+    gone = sorted(set(stored) - {n.path for n in notes})
+    stamp = now or utcnow()
+    for i in range(0, len(changed), _BATCH):
+        db.write("notes/upsert", vault=key, now=stamp, rows=[_row(key, n) for n in changed[i:i + _BATCH]])
+    for i in range(0, len(gone), _BATCH):
+        result.removed += int(db.write("notes/remove", vault=key, paths=gone[i:i + _BATCH])[0]["removed"])
+    if changed or gone:
+        db.write("notes/relink", vault=key)
+    return result
+
+
+def embed_pending_notes(db: Database, embedder: Embedder, *, limit: int | None = None, batch: int = 64) -> int:
+    """Embed new and changed notes (title and text), ``batch`` at a time; returns how many."""
+    done = 0
+    while limit is None or done < limit:
+        size = batch if limit is None else min(batch, limit - done)
+        rows = db.read("notes/pending", limit=size, maxChars=_EMBED_CHARS)
+        if not rows:
+            break
+        vectors = embedder.embed([f"{r['title']}\n{r['text']}" for r in rows])
+        db.write("notes/set_embeddings",
+                 rows=[{"key": r["key"], "embedding": vector_param(v)} for r, v in zip(rows, vectors, strict=True)])
+        done += len(rows)
+        if len(rows) < size:
+            break
+    return done
+
+
+def list_notes(db: Database, *, vault: Path | str | None = None, fixed_only: bool = False, limit: int = 100,
+               max_chars: int = NOTE_EXCERPT_CHARS) -> list[NoteHit]:
+    """The notes in memory, fixed ones first, then the latest updated."""
+    if not 1 <= limit <= 10_000:
+        raise InvalidInput("limit must be between 1 and 10000")
+    rows = db.read("notes/list", vault=vault_key(vault) if vault is not None else None, fixedOnly=fixed_only,
+                   limit=limit, maxChars=max_chars)
+    return [NoteHit.from_row(r["note"]) for r in rows]
+
+
+def search_notes(db: Database, query: str, *, embedder: Embedder | None = None, vault: Path | str | None = None,
+                 k: int = 5, vector: Sequence[float] | None = None,
+                 max_chars: int = NOTE_EXCERPT_CHARS) -> list[NoteHit]:
+    """The ``k`` notes most relevant to ``query``: vector and full-text rankings fused by RRF (text
+    only without an embedder); ``vector`` is the query's embedding when the caller has it."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput("query must be a non-empty string")
+    if not 1 <= k <= 100:
+        raise InvalidInput("k must be between 1 and 100")
+    key = vault_key(vault) if vault is not None else None
+    fetch = max(k * 4, 20)
+    found: dict[str, dict[str, Any]] = {}
+    rankings: dict[str, list[str]] = {}
+    lucene = build_query(query, fields={"title": 2.0, "text": 1.0, "tagText": 1.0})
+    if lucene is not None:
+        rows = db.read("notes/search_text", query=lucene, vault=key, fetch=fetch, limit=fetch, maxChars=max_chars)
+        rankings["text"] = [r["note"]["key"] for r in rows]
+        found.update({r["note"]["key"]: r["note"] for r in rows})
+    qvec = list(vector) if vector is not None else (embedder.embed_one(query) if embedder is not None else None)
+    if qvec is not None:
+        rows = db.read("notes/search_vector", vector=vector_param(qvec), vault=key, fetch=fetch, limit=fetch,
+                       maxChars=max_chars)
+        rankings["vector"] = [r["note"]["key"] for r in rows]
+        found.update({r["note"]["key"]: r["note"] for r in rows})
+    fused = rrf(rankings)[:k]
+    return [NoteHit.from_row(found[key_], round(score, 4)) for key_, score, _ in fused]
+
+
+def notes_for_context(db: Database, config: NotesConfig, message: str, *, embedder: Embedder | None = None,
+                      vector: Sequence[float] | None = None) -> tuple[list[NoteHit], list[str]]:
+    """The notes a context block carries: the fixed notes of the vault, then the
+    ``config.context_hits`` notes most relevant to ``message``; and the warnings (a missing vault:
+    the notes in memory are still used, and the warning says the vault is gone)."""
+    warnings: list[str] = []
+    if not config.vault.is_dir():
+        warnings.append(f"notes vault not found: {config.vault} (notes as last synced)")
+    fixed = list_notes(db, vault=config.vault, fixed_only=True, limit=20)
+    hits: list[NoteHit] = []
+    if message.strip() and config.context_hits > 0:
+        seen = {n.key for n in fixed}
+        hits = [h for h in search_notes(db, message, embedder=embedder, vault=config.vault,
+                                        k=config.context_hits + len(seen), vector=vector) if h.key not in seen]
+    return fixed + hits[: config.context_hits], warnings
+
+
+def context_source(db: Database, config: NotesConfig, embedder: Embedder | None,
+                   ) -> Callable[[str, Sequence[float] | None], tuple[list[dict[str, Any]], list[str]]]:
+    """The notes of ``config`` for ``build_context``: called with the message and its vector."""
+    def source(message: str, vector: Sequence[float] | None) -> tuple[list[dict[str, Any]], list[str]]:
+        notes, warnings = notes_for_context(db, config, message, embedder=embedder if vector is None else None,
+                                            vector=vector)
+        return [n.to_dict() for n in notes], warnings
+    return source
