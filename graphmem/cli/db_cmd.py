@@ -139,7 +139,7 @@ def connect_url(browser_url: str, bolt: str, user: str, database: str) -> str:
     return f"{browser_url}?dbms={dbms}&db={quote(database, safe='')}"
 
 
-_CLIPBOARD = (("wl-copy", []), ("xclip", ["-selection", "clipboard"]), ("xsel", ["--clipboard", "--input"]),
+_CLIPBOARD: tuple[tuple[str, list[str]], ...] = (("wl-copy", []), ("xclip", ["-selection", "clipboard"]), ("xsel", ["--clipboard", "--input"]),
               ("pbcopy", []))
 
 
