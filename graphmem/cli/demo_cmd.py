@@ -86,4 +86,5 @@ def _demo(args: argparse.Namespace) -> int:
             print(f"for semantic search: {embedded}")
         print("\nExplore it in Neo4j Browser: `graphmem db browser`; list it again: "
               f"`graphmem sessions list --cwd {cwd}`")
+        print(f"Search it from its directory (README, \"After the demo\"): `cd {cwd} && graphmem search \"timezone default\"`")
     return 0

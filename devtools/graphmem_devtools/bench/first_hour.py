@@ -125,6 +125,14 @@ def run_first_hour_bench(repo: Path, ref: str, *, bolt: int, http: int, runs: in
     if not skip_clone:
         for k, v in _clone_to_demo(repo, ref, bolt, http, log).items():
             figures[f"clone to demo: {k}"] = v
+    else:  # keep the clone figures of the previous run, saying so
+        previous = _quoted(results, "first-hour")
+        kept = {k: v for k, v in previous.get("figures", {}).items() if k.startswith("clone to demo: ")}
+        if kept:
+            figures.update(kept)
+            m = previous.get("machine", {})
+            notes.append(f"clone-to-demo figures kept from the run of {m.get('date')} (commit {m.get('commit')}, "
+                         f"`{previous.get('command')}`)")
     for k, v in _imports(runs).items():
         figures[f"import floor: {k}"] = v
     startup = _quoted(results, "startup")
