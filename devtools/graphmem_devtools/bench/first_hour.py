@@ -142,6 +142,14 @@ def run_first_hour_bench(repo: Path, ref: str, *, bolt: int, http: int, runs: in
                      f"{m.get('commit')}, {m.get('date')}; {'; '.join(n for n in startup.get('notes', []) if 'load' in n)})")
         for k, v in startup.get("figures", {}).items():
             figures[f"start-up: {k}"] = v
+    compared = _quoted(results / "first-hour-startup", "startup")
+    if compared:
+        m = compared.get("machine", {})
+        notes.append(f"start-up of this commit beside main, interleaved in one run, quoted from "
+                     f"first-hour-startup/startup.json (`{compared.get('command')}`, commit {m.get('commit')}, "
+                     f"{m.get('date')}; {'; '.join(n for n in compared.get('notes', []) if 'load' in n)})")
+        for k, v in compared.get("figures", {}).items():
+            figures[f"start-up, this commit vs main: {k}"] = v
     footprint = _quoted(results, "footprint")
     if footprint:
         fresh = footprint.get("fresh", {})
