@@ -35,8 +35,11 @@ def register(sub: Any) -> None:
     init = verbs.add_parser("init", help="apply the schema (idempotent) and record its version")
     init.set_defaults(handler=_init)
 
-    browser = verbs.add_parser("browser", help="print the Neo4j Browser URL and where the credentials are")
+    browser = verbs.add_parser("browser", help="print the Neo4j Browser URL (user and server filled in) and how to log in")
     browser.add_argument("--open", action="store_true", help="open it in a web browser")
+    browser.add_argument("--password", action="store_true", help="print the password alone (for the Browser's login)")
+    browser.add_argument("--copy", action="store_true",
+                         help="with --password: copy it to the clipboard (wl-copy, xclip, xsel or pbcopy) instead")
     browser.add_argument("--write-assets", metavar="DIR", help="write graphmem's guide.html and graphmem.grass into DIR")
     browser.set_defaults(handler=_browser)
 
@@ -59,7 +62,8 @@ def _up(args: argparse.Namespace) -> int:
     bundle_changed = browser_assets.install(server.server_dir, server.lib_dir)
     st = server.start()
     print(f"Neo4j {st.version} {'already running' if was else 'started'} on {st.uri} (pid {st.pid})")
-    print(f"Browser: {st.browser_url}  user: neo4j  password file: {server.password_file}")
+    print(f"Browser: {connect_url(st.browser_url, st.uri, 'neo4j', settings.neo4j_database)}  "
+          "password: `graphmem db browser --password`")
     if was and bundle_changed:
         print("the Browser guide changed: `graphmem db down && graphmem db up` to serve the new one", file=sys.stderr)
     if not args.no_init:
@@ -70,6 +74,11 @@ def _up(args: argparse.Namespace) -> int:
             report = replay_spool_quietly(mem)
             if report:
                 print(report)
+            from .embed_waiting import embed_waiting  # so that semantic search sees what is stored
+
+            embedded = embed_waiting(mem, settings.home)
+            if embedded:
+                print(embedded)
     return 0
 
 
@@ -120,7 +129,65 @@ def _answers(url: str) -> bool:
         return False
 
 
+def connect_url(browser_url: str, bolt: str, user: str, database: str) -> str:
+    """The Browser's URL with its connection form filled in: server, user and database (the Browser's
+    ``dbms`` and ``db`` query parameters)."""
+    from urllib.parse import quote
+
+    scheme, _, address = bolt.partition("://")
+    dbms = quote(f"{scheme}://{user}@{address}", safe=":/@")
+    return f"{browser_url}?dbms={dbms}&db={quote(database, safe='')}"
+
+
+_CLIPBOARD: tuple[tuple[str, list[str]], ...] = (("wl-copy", []), ("xclip", ["-selection", "clipboard"]), ("xsel", ["--clipboard", "--input"]),
+              ("pbcopy", []))
+
+
+def _copy(text: str) -> str | None:
+    """Copy to the clipboard with the first tool that works; its name, or None."""
+    import shutil
+    import subprocess
+
+    for tool, extra in _CLIPBOARD:
+        exe = shutil.which(tool)
+        if exe is None:
+            continue
+        try:
+            done = subprocess.run([exe, *extra], input=text, text=True, capture_output=True, timeout=10, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if done.returncode == 0:
+            return tool
+    return None
+
+
+def _print_password(settings: Settings, copy: bool) -> int:
+    if settings.managed:
+        server = managed_server(settings)
+        if not server.password_file.is_file():
+            print("graphmem: error: the managed server has no password yet: run `graphmem db up`", file=sys.stderr)
+            return 4
+        password = server.password()
+    elif settings.neo4j_password is not None:
+        password = settings.neo4j_password.get_secret_value()
+    else:
+        raise ConfigError("no password is configured (GRAPHMEM_NEO4J_PASSWORD / NEO4J_PASSWORD)")
+    if not copy:
+        print(password)
+        return 0
+    tool = _copy(password)
+    if tool:
+        print(f"the password is in the clipboard (copied with {tool})")
+    else:
+        print(password)
+        print("graphmem: no clipboard tool worked (wl-copy, xclip, xsel, pbcopy): the password is printed above",
+              file=sys.stderr)
+    return 0
+
+
 def _browser(args: argparse.Namespace) -> int:
+    if args.password or args.copy:
+        return _print_password(Settings.load(), args.copy)
     if args.write_assets:
         from pathlib import Path
 
@@ -137,7 +204,8 @@ def _browser(args: argparse.Namespace) -> int:
         if st is None:
             print("the managed server is not running: run `graphmem db up`", file=sys.stderr)
             return 4
-        url, bolt, creds = st.browser_url, st.uri, f"user neo4j, password in {server.password_file}"
+        url = connect_url(st.browser_url, st.uri, "neo4j", settings.neo4j_database)
+        bolt, creds = st.uri, "user neo4j, password: `graphmem db browser --password` (or --copy)"
         guide, style = browser_assets.guide_url(st.http_port), browser_assets.style_url(st.http_port)
         served = (server.server_dir / "web" / browser_assets.BUNDLE_NAME).is_file() and _answers(guide)
     else:

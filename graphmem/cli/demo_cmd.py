@@ -79,6 +79,12 @@ def _demo(args: argparse.Namespace) -> int:
             [(s.id, s.turn_count, relative(s.last_activity_at), s.last_message) for s in rows],
         )
         print(f"\nraw history not yet summarised: {mem.raw_history_chars(session.id)} chars")
+        from .embed_waiting import embed_waiting
+
+        embedded = embed_waiting(mem, settings.home)
+        if embedded:
+            print(f"for semantic search: {embedded}")
         print("\nExplore it in Neo4j Browser: `graphmem db browser`; list it again: "
               f"`graphmem sessions list --cwd {cwd}`")
+        print(f"Search it from its directory (README, \"After the demo\"): `cd {cwd} && graphmem search \"timezone default\"`")
     return 0

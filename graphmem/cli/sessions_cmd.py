@@ -23,6 +23,7 @@ def register(sub: Any) -> None:
     ls.add_argument("--cwd", default=None, help="directory (default: current)")
     ls.add_argument("--project", action="store_true", help="all sessions of the directory's project (git root)")
     ls.add_argument("--limit", type=int, default=50)
+    ls.add_argument("--ids", action="store_true", help="print only the session ids, newest first, one per line")
     add_json_flag(ls)
     ls.set_defaults(handler=_list)
 
@@ -64,6 +65,10 @@ def _list(args: argparse.Namespace) -> int:
             rows = mem.sessions_for(cwd, limit=args.limit)
     if args.json:
         emit_json(rows)
+        return 0
+    if args.ids:
+        for s in rows:
+            print(s.id)
         return 0
     if not rows:
         print(f"no sessions for {cwd}", file=sys.stderr)

@@ -18,11 +18,10 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, TypeVar
 
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_any, stop_before_delay
-
 from ..errors import GraphMemError, ProviderError
 
 if TYPE_CHECKING:
+    from tenacity import RetryCallState
     from tenacity.stop import StopBaseT
 
 __all__ = [
@@ -203,6 +202,7 @@ def call_with_retry(
     Exceptions that are neither vendor nor graphmem errors (bugs) propagate unchanged.
     """
     import openai
+    from tenacity import Retrying, retry_if_exception, stop_after_attempt, stop_any, stop_before_delay
 
     stop: StopBaseT = stop_after_attempt(policy.max_attempts)
     if policy.max_elapsed is not None:

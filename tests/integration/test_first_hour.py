@@ -138,6 +138,7 @@ def test_demo_twice_keeps_one_demo_session(database: Database, neo4j_target: Neo
             out = _cli(neo4j_target, "demo", "--cwd", str(cwd))
             assert out.returncode == 0, out.stderr
             assert ("replaced the earlier demo session" in out.stdout) == (run == 1)
+            assert "for semantic search: embedded " in out.stdout  # what it stored waits for no worker
         sessions = mem.sessions_for(str(cwd))
         assert len(sessions) == 1
         assert sessions[0].turn_count == len(mem.load_session(sessions[0].id).turns) > 0

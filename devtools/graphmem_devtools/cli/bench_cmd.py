@@ -73,11 +73,13 @@ def register(sub: Any) -> None:
     sv.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     sv.set_defaults(handler=_service)
     _register_report_verbs(verbs)
+    from ..bench import first_hour as first_hour_bench
     from ..bench import redaction as redaction_bench
     from ..bench import startup as startup_bench
 
     redaction_bench.register(verbs)
     startup_bench.register(verbs)
+    first_hour_bench.register(verbs)
 
 
 def _service(args: argparse.Namespace) -> int:
