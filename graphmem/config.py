@@ -125,6 +125,12 @@ class Settings(BaseSettings):
     """Notes carrying this tag (front matter or ``#tag``, nested tags too) go into memory."""
     notes_fixed: str = ""
     """Comma-separated vault paths of the fixed notes every context carries."""
+    notes_api_url: str | None = None
+    """Read the vault through Obsidian's Local REST API plugin (e.g. ``https://127.0.0.1:27124``)."""
+    notes_api_key: SecretStr | None = None
+    """The plugin's API key (sent as a bearer token)."""
+    notes_api_ca: str | None = None
+    """The plugin's certificate (PEM), trusted for this client only (never: verification off)."""
 
     # --- summarizer worker (graphmem/worker.py; see WorkerConfig for the meaning of each) ---
     summary_batch_chars: int | None = None

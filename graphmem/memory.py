@@ -434,11 +434,11 @@ class GraphMemory(ChatMethods):
 
     def search_notes(self, query: str, *, k: int = 5) -> list[NoteHit]:
         """The notes most relevant to ``query`` (vector and full text fused), of this memory's vault."""
-        return search_notes(self.db, query, embedder=self.embedder, vault=self._notes_config().vault, k=k)
+        return search_notes(self.db, query, embedder=self.embedder, vault=self._notes_config().key, k=k)
 
     def list_notes(self, *, fixed_only: bool = False, limit: int = 100) -> list[NoteHit]:
         """The notes in memory, fixed ones first."""
-        return list_notes(self.db, vault=self._notes_config().vault, fixed_only=fixed_only, limit=limit)
+        return list_notes(self.db, vault=self._notes_config().key, fixed_only=fixed_only, limit=limit)
 
     def _notes_config(self) -> NotesConfig:
         if self.notes is None:

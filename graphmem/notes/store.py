@@ -22,10 +22,11 @@ from ..db import Database
 from ..db.params import vector_param
 from ..db.rows import native_row
 from ..embedding.base import Embedder
-from ..errors import InvalidInput
+from ..errors import ConfigError, InvalidInput
 from ..models import utcnow
 from ..retrieval.fusion import rrf
 from ..retrieval.lucene import build_query
+from .rest import RestVault, scan_rest
 from .vault import VaultNote, scan_vault
 
 __all__ = ["NOTE_EXCERPT_CHARS", "NoteHit", "NoteSync", "NotesConfig", "context_source", "embed_pending_notes",
@@ -39,30 +40,59 @@ _BATCH = 200
 
 @dataclass(frozen=True)
 class NotesConfig:
-    """Where the notes come from: the vault folder, the tag that puts a note into memory, and the
-    fixed notes (paths in the vault) that every context carries."""
+    """Where the notes come from: the vault folder (or ``api``, the vault served by Obsidian's Local
+    REST API plugin), the tag that puts a note into memory, and the fixed notes (paths in the vault)
+    that every context carries."""
 
     vault: Path
     tag: str = "memory"
+    api: RestVault | None = None
+    """Read the vault through the plugin instead of the folder (``vault`` is then only shown)."""
     fixed: tuple[str, ...] = ()
     context_hits: int = 3
     """Notes most relevant to the message added to the context (besides the fixed ones)."""
 
     @property
     def key(self) -> str:
-        return vault_key(self.vault)
+        return vault_key(self.api.url if self.api is not None else self.vault)
+
+    def scan(self) -> list[VaultNote]:
+        """The vault's notes that go into memory; :class:`OSError` when the vault cannot be read."""
+        if self.api is not None:
+            return scan_rest(self.api, tag=self.tag, fixed=self.fixed)
+        return scan_vault(self.vault, tag=self.tag, fixed=self.fixed)
+
+    def unavailable(self) -> str | None:
+        """Why the vault cannot be read now (None: it can): the folder is gone or the API does not answer."""
+        if self.api is not None:
+            try:
+                self.api.check()
+            except OSError as e:
+                return str(e)
+            return None
+        return None if self.vault.is_dir() else f"notes vault not found: {self.vault}"
 
     @classmethod
     def from_settings(cls, settings: Settings) -> NotesConfig | None:
-        """From ``GRAPHMEM_NOTES_VAULT``, ``_TAG`` and ``_FIXED``; None when no vault is set."""
-        if not settings.notes_vault:
+        """From ``GRAPHMEM_NOTES_VAULT`` (or ``GRAPHMEM_NOTES_API_URL`` with ``_API_KEY`` and
+        ``_API_CA``), ``_TAG`` and ``_FIXED``; None when neither is set."""
+        if not settings.notes_vault and not settings.notes_api_url:
             return None
         fixed = tuple(p.strip() for p in settings.notes_fixed.split(",") if p.strip())
-        return cls(Path(settings.notes_vault).expanduser(), tag=settings.notes_tag.strip() or "memory", fixed=fixed)
+        api = None
+        if settings.notes_api_url:
+            if settings.notes_api_key is None or not settings.notes_api_key.get_secret_value().strip():
+                raise ConfigError("GRAPHMEM_NOTES_API_URL needs GRAPHMEM_NOTES_API_KEY (the plugin's API key)")
+            api = RestVault(settings.notes_api_url, settings.notes_api_key,
+                            Path(settings.notes_api_ca).expanduser() if settings.notes_api_ca else None)
+        vault = Path(settings.notes_vault or settings.notes_api_url or "").expanduser()
+        return cls(vault, tag=settings.notes_tag.strip() or "memory", fixed=fixed, api=api)
 
 
 def vault_key(vault: Path | str) -> str:
-    """The vault's identity in the graph: its absolute path."""
+    """The vault's identity in the graph: its absolute path, or the URL of the API serving it."""
+    if isinstance(vault, str) and vault.startswith(("https://", "http://")):
+        return vault.rstrip("/")
     return str(Path(vault).expanduser().resolve())
 
 
@@ -115,8 +145,8 @@ def sync_notes(db: Database, config: NotesConfig, *, now: datetime | None = None
     A missing vault changes nothing and says so in ``warnings``."""
     result = NoteSync()
     try:
-        notes = scan_vault(config.vault, tag=config.tag, fixed=config.fixed)
-    except FileNotFoundError as e:
+        notes = config.scan()
+    except OSError as e:
         result.warnings.append(f"{e}: the notes in memory are kept as they are")
         return result
     key = config.key
@@ -194,18 +224,18 @@ def search_notes(db: Database, query: str, *, embedder: Embedder | None = None, 
 def notes_for_context(db: Database, config: NotesConfig, message: str, *, embedder: Embedder | None = None,
                       vector: Sequence[float] | None = None) -> tuple[list[NoteHit], list[str]]:
     """The notes a context block carries: the fixed notes of the vault, then the
-    ``config.context_hits`` notes most relevant to ``message``; and the warnings (a missing vault:
-    the notes in memory are still used, and the warning says the vault is gone)."""
-    warnings: list[str] = []
-    if not config.vault.is_dir():
-        warnings.append(f"notes vault not found: {config.vault} (notes as last synced)")
-    fixed = list_notes(db, vault=config.vault, fixed_only=True, limit=20)
+    ``config.context_hits`` notes most relevant to ``message``; and the warnings. When the vault
+    cannot be read (the folder is gone, the API is down) there are no notes and a warning says why."""
+    why = config.unavailable()
+    if why is not None:
+        return [], [f"{why}: the context has no notes"]
+    fixed = list_notes(db, vault=config.key, fixed_only=True, limit=20)
     hits: list[NoteHit] = []
     if message.strip() and config.context_hits > 0:
         seen = {n.key for n in fixed}
-        hits = [h for h in search_notes(db, message, embedder=embedder, vault=config.vault,
+        hits = [h for h in search_notes(db, message, embedder=embedder, vault=config.key,
                                         k=config.context_hits + len(seen), vector=vector) if h.key not in seen]
-    return fixed + hits[: config.context_hits], warnings
+    return fixed + hits[: config.context_hits], []
 
 
 def context_source(db: Database, config: NotesConfig, embedder: Embedder | None,

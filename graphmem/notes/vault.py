@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["MAX_NOTE_CHARS", "VaultNote", "link_name", "parse_note", "scan_vault"]
+__all__ = ["MAX_NOTE_CHARS", "VaultNote", "is_memory_note", "link_name", "parse_note", "scan_vault"]
 
 MAX_NOTE_CHARS = 100_000
 """Characters of a note's text that are kept (a longer note is cut)."""
@@ -110,9 +110,10 @@ def parse_note(path: str, raw: str, *, fixed: bool = False, mtime: float = 0.0) 
                      links=tuple(links), fixed=fixed, mtime=mtime)
 
 
-def _has_tag(tags: Sequence[str], tag: str) -> bool:
+def is_memory_note(note: VaultNote, tag: str) -> bool:
+    """Whether ``note`` carries ``tag`` (or a tag nested under it)."""
     want = tag.lstrip("#").casefold()
-    return any(t == want or t.startswith(want + "/") for t in tags)
+    return any(t == want or t.startswith(want + "/") for t in note.tags)
 
 
 def _files(root: Path) -> Iterator[Path]:
@@ -140,6 +141,6 @@ def scan_vault(root: Path, *, tag: str, fixed: Sequence[str] = ()) -> list[Vault
             continue  # removed or unreadable meanwhile: the next sync sees it
         is_fixed = rel in wanted
         note = parse_note(rel, raw, fixed=is_fixed, mtime=mtime)
-        if is_fixed or _has_tag(note.tags, tag):
+        if is_fixed or is_memory_note(note, tag):
             out.append(note)
     return out

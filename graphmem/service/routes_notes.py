@@ -18,8 +18,10 @@ def _config(request: Request) -> dict[str, Any]:
     notes = state_of(request).memory.notes
     if notes is None:
         return {"configured": False, "vault": None, "tag": None, "fixed": [], "vault_found": False}
-    return {"configured": True, "vault": str(notes.vault), "tag": notes.tag, "fixed": list(notes.fixed),
-            "vault_found": notes.vault.is_dir()}
+    why = notes.unavailable()
+    return {"configured": True, "vault": notes.api.url if notes.api is not None else str(notes.vault),
+            "tag": notes.tag, "fixed": list(notes.fixed), "vault_found": why is None,
+            **({"unavailable": why} if why else {})}
 
 
 @router.get("/notes", summary="The notes in memory (fixed first, each with a preview) and the vault's settings")

@@ -152,3 +152,96 @@ def test_the_cli_syncs_and_searches_the_vault(database: Database, vault: Path, n
     env.pop("GRAPHMEM_NOTES_VAULT")
     missing = run("notes", "sync")
     assert missing.returncode != 0 and "GRAPHMEM_NOTES_VAULT" in missing.stderr.strip().splitlines()[-1]
+
+
+class _Plugin:
+    """A local HTTPS server answering like Obsidian's Local REST API plugin, with a self-signed
+    certificate made for the test (trusted explicitly by the client through its file)."""
+
+    def __init__(self, root: Path, tmp: Path, key: str) -> None:
+        import http.server
+        import ssl
+        import threading
+        import urllib.parse
+
+        self.cert = tmp / "plugin.crt"
+        keyfile = tmp / "plugin.key"
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(keyfile),
+                        "-out", str(self.cert), "-days", "2", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+        plugin = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _send(self, code: int, body: object) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                plugin.requests.append(self.path)
+                if self.path == "/":
+                    return self._send(200, {"status": "OK", "authenticated": False})
+                if self.headers.get("Authorization") != f"Bearer {key}":
+                    return self._send(401, {"errorCode": 40101, "message": "Authorization required"})
+                rel = urllib.parse.unquote(self.path.removeprefix("/vault/"))
+                target = root / rel
+                if self.path.endswith("/"):
+                    names = [p.name + ("/" if p.is_dir() else "") for p in sorted(target.iterdir())]
+                    return self._send(200, {"files": names})
+                if not target.is_file():
+                    return self._send(404, {"errorCode": 40400, "message": "Not Found"})
+                stat = target.stat()
+                return self._send(200, {"path": rel, "content": target.read_text(), "frontmatter": {}, "tags": [],
+                                        "stat": {"ctime": stat.st_ctime * 1000, "mtime": stat.st_mtime * 1000,
+                                                 "size": stat.st_size}})
+
+        self.requests: list[str] = []
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(self.cert, keyfile)
+        self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
+        self.url = f"https://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_the_vault_through_the_local_rest_api(database: Database, namespace: str, vault: Path,
+                                              tmp_path: Path) -> None:
+    from pydantic import SecretStr
+
+    from graphmem.notes.rest import RestVault
+
+    plugin = _Plugin(vault, tmp_path, "k3y")
+    api = RestVault(plugin.url, SecretStr("k3y"), plugin.cert)
+    config = NotesConfig(vault, fixed=("About me.md",), api=api)
+    try:
+        synced = sync_notes(database, config)
+        assert (synced.added, synced.warnings) == (3, [])
+        assert {n.path for n in GraphMemory(database, notes=config).list_notes()} == {
+            "About me.md", "Projects/Shop.md", "Pets.md"}  # hidden folders skipped, untagged notes left out
+        assert not any(".obsidian" in r for r in plugin.requests)
+        assert sync_notes(database, config).unchanged == 3  # the plugin's mtime (ms) drives the increment
+        # the certificate is trusted only when given: without it the sync refuses, it never turns verification off
+        untrusted = sync_notes(database, NotesConfig(vault, api=RestVault(plugin.url, SecretStr("k3y"))))
+        assert untrusted.added == 0 and "CERTIFICATE_VERIFY_FAILED" in untrusted.warnings[0]
+        wrong = sync_notes(database, NotesConfig(vault, api=RestVault(plugin.url, SecretStr("nope"), plugin.cert)))
+        assert "HTTP 401" in wrong.warnings[0] and "GRAPHMEM_NOTES_API_KEY" in wrong.warnings[0]
+        mem = GraphMemory(database, embedder=LocalEmbedder(), notes=config)
+        block = mem.build_context(mem.create_session(namespace).id, "which database does the shop use?")
+        assert block.notes and block.notes[0]["path"] == "About me.md"
+    finally:
+        plugin.close()
+    # the API is down: the context is built without notes and says why
+    block = mem.build_context(mem.create_session(namespace + "/down").id, "which database does the shop use?")
+    assert block.notes == [] and any("unreachable" in w and "no notes" in w for w in block.warnings)
+    support_db(database).write("testing/notes_cleanup", vault=vault_key(plugin.url))
