@@ -26,7 +26,7 @@ def test_graphmem_imports_without_any_framework() -> None:
     code = BLOCK + """
 import graphmem, graphmem.adapters, graphmem.items, graphmem.memory, graphmem.aio, graphmem.mcp_tools, graphmem.cli
 from graphmem import GraphMemory
-for name in ("langgraph", "langchain"):
+for name in ("langgraph", "langchain", "openai_agents"):
     try:
         __import__(f"graphmem.adapters.{name}")
     except ImportError as e:
