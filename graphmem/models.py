@@ -125,6 +125,8 @@ class ToolCall(_Model):
     duration_ms: int | None = None
     timestamp: datetime | None = None
     order: int = 0
+    source_id: str | None = None
+    """The id the source gave the call (e.g. a framework's tool call id), when it gave one."""
 
 
 class Turn(_Model):

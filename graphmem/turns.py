@@ -112,6 +112,7 @@ def _tool_call(c: dict[str, Any]) -> ToolCall:
         duration_ms=c.get("durationMs"),
         timestamp=native(c.get("timestamp")),
         order=c.get("order") or 0,
+        source_id=c.get("sourceId"),
     )
 
 

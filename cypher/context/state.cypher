@@ -11,7 +11,7 @@ CALL (s) {
     .embedding,
     toolCalls: COLLECT {
       MATCH (t)-[r:HAS_TOOL_CALL]->(c:ToolCall)
-      RETURN c {.id, .name, .args, .result, .success, .durationMs, .timestamp, order: r.order}
+      RETURN c {.id, .name, .args, .result, .success, .durationMs, .timestamp, .sourceId, order: r.order}
       ORDER BY r.order
     }}) AS recent
 }

@@ -1,4 +1,4 @@
-// Delete a session with its turns, tool calls, summaries and summary jobs; drop its directory and the
+// Delete a session with its turns, tool calls, summaries, summary jobs and items; drop its directory and the
 // files only its tool calls touched.
 MATCH (s:Session {id: $id})
 OPTIONAL MATCH (s)-[:HAS_TURN]->(t:Turn)
@@ -19,6 +19,10 @@ WITH s, turns, calls, summaries + facts AS summaries
 OPTIONAL MATCH (s)-[:HAS_RETRIEVAL]->(r:Retrieval)
 WITH s, turns, calls, summaries, collect(r) AS retrievals
 WITH s, turns, calls, summaries + retrievals AS summaries
+// the exact items an agent framework keeps in this session (graphmem.session_items)
+OPTIONAL MATCH (s)-[:HAS_ITEM]->(si:SessionItem)
+WITH s, turns, calls, summaries, collect(si) AS items
+WITH s, turns, calls, summaries + items AS summaries
 OPTIONAL MATCH (fs:FactScope {key: 'session:' + s.id})
 WITH s, turns, calls, summaries, collect(fs) AS scopes
 WITH s, turns, calls, summaries + scopes AS summaries

@@ -5,7 +5,7 @@ WHERE t.index > s.turnCount - $limit
 RETURN t {.id, .sessionId, .index, .userMessage, .assistantMessage, .timestamp, .charCount, .sourceId} AS turn,
        COLLECT {
          MATCH (t)-[r:HAS_TOOL_CALL]->(c:ToolCall)
-         RETURN c {.id, .name, .args, .result, .success, .durationMs, .timestamp, order: r.order}
+         RETURN c {.id, .name, .args, .result, .success, .durationMs, .timestamp, .sourceId, order: r.order}
          ORDER BY r.order
        } AS toolCalls
 ORDER BY t.index DESC

@@ -22,9 +22,9 @@ MAX_LINES = 500
 OVER_LIMIT_ELSEWHERE: set[str] = set()
 """Modules allowed over the limit (none)."""
 FACADE_USERS = ("graphmem", "graphmem.aio", "graphmem.cli", "graphmem.mcp_server", "graphmem.mcp_tools",
-                "graphmem.runtime", "graphmem.service")
+                "graphmem.runtime", "graphmem.service", "graphmem.adapters")
 """The top layers: the only modules that may import :mod:`graphmem.memory` (``graphmem.aio`` is
-the asynchronous facade)."""
+the asynchronous facade, ``graphmem.adapters`` the framework adapters built on the facades)."""
 
 
 def _modules() -> dict[str, Path]:

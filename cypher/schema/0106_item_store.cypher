@@ -1,0 +1,1 @@
+CREATE INDEX item_store IF NOT EXISTS FOR (i:Item) ON (i.store)
