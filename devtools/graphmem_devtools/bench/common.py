@@ -161,7 +161,16 @@ def machine_info(server_version: str | None = None) -> dict[str, Any]:
         "neo4j": server_version,
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "commit": source_commit(),
+        "load_before": _load(),
     }
+
+
+def _load() -> str | None:
+    """The 1, 5 and 15-minute load averages now (the machine is shared: every result says its load)."""
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return None
 
 
 def source_commit() -> str | None:
@@ -207,8 +216,11 @@ class BenchResult:
                 )
             else:
                 lines.append(f"| {key} | | | | | | | {val} |")
-        if self.notes:
-            lines += ["", *[f"- {n}" for n in self.notes]]
+        notes = list(self.notes)
+        if m.get("load_before") and not any("load average" in n for n in notes):
+            notes.append(f"load average (1, 5, 15 min) at the start {m['load_before']}, at the end {_load()}")
+        if notes:
+            lines += ["", *[f"- {n}" for n in notes]]
         return "\n".join(lines) + "\n"
 
 
