@@ -3,7 +3,7 @@
 MATCH (r:Retrieval)
 WHERE $sessionId IS NULL OR r.sessionId = $sessionId
 WITH r ORDER BY r.at DESC LIMIT $limit
-RETURN r {.id, .sessionId, .at, .turnIndex, .messagePreview, .itemCount, .chars, .latencyMs, .candidates,
+RETURN r {.id, .sessionId, .at, .turnIndex, .messagePreview, .itemCount, .chars, .estimatedTokens, .latencyMs, .candidates,
           .skippedSeen, .itemIds, .itemScores, .itemReasons} AS retrieval,
        COLLECT {
          MATCH (r)-[e:RETRIEVED]->(f:Fact)

@@ -205,6 +205,7 @@ def test_settings_patch_and_the_next_injection_follows(service: Service, namespa
     assert first["itemCount"] == 2 and len(first["items"]) == 2
     assert all(i["content"] and i["reason"] for i in first["items"])
     assert first["messagePreview"] == "when does billing deploy?" and first["chars"] > 0
+    assert first["estimatedTokens"] == first["chars"] // 4  # the log's estimate: characters / 4
 
     assert http.patch("/api/settings", json={"injection.max_results": 1}).status_code == 200
     second = inject("which branch does billing deploy from?")
