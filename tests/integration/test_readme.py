@@ -37,6 +37,12 @@ PYTHON_NOT_RUN = {
     ("Chat agents", 0): "files conversations under the chat root shared by every agent, not a test namespace",
     ("Chat agents", 1): "continues the chat block above (its session `s` and a timestamp `ts`)",
     ("Chat agents", 2): "needs an LLM (FactExtractor with a base URL) and the chat root",
+    ("Async and frameworks", 1): "a fragment of a LangGraph app (its `builder`); the runnable "
+        "examples/langgraph_store.py is run by test_adapter_langgraph.py",
+    ("Async and frameworks", 2): "a fragment of a LangChain app (its `model` and `text`); the runnable "
+        "examples/langchain_history.py is run by test_adapter_langchain.py",
+    ("Async and frameworks", 3): "awaits inside an agent's coroutine (its `agent`); the runnable "
+        "examples/openai_agents_session.py is run by test_adapter_openai_agents.py",
 }
 PYTHON_RUN = [("Library", 0), ("Async and frameworks", 0), ("Retrieval and the pre-call context", 0)]
 
