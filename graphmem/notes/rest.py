@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import json
 import ssl
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +47,9 @@ class RestVault:
         return ssl.create_default_context(cafile=str(self.ca_file) if self.ca_file is not None else None)
 
     def _get(self, path: str, accept: str, context: ssl.SSLContext, timeout: float | None = None) -> Any:
+        import urllib.error  # on first use: the HTTP client stays out of every command's start-up
+        import urllib.request
+
         request = urllib.request.Request(self.url.rstrip("/") + path, headers={
             "Authorization": f"Bearer {self.api_key.get_secret_value()}", "Accept": accept})
         try:
