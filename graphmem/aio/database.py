@@ -17,6 +17,7 @@ from typing import Any, LiteralString, TypeVar
 
 import neo4j
 from neo4j import AsyncGraphDatabase, AsyncManagedTransaction, RoutingControl
+from neo4j.api import AsyncBookmarkManager
 
 from .. import cypher
 from ..db.client import Database, Tx, _rows, _wrapped, lean_params
@@ -44,6 +45,7 @@ class AsyncDatabase(Database):
         timeout: float = 5.0,
         max_retry_time: float = 15.0,
         statements: cypher.Statements | None = None,
+        bookmark_manager: AsyncBookmarkManager | None = None,
     ) -> None:
         self.uri = uri
         self.statements = statements or cypher.statements()
@@ -60,6 +62,10 @@ class AsyncDatabase(Database):
             notifications_min_severity="OFF",
             user_agent="graphmem",
         )
+        self.async_bookmark_manager: AsyncBookmarkManager = (
+            bookmark_manager or self._async_driver.execute_query_bookmark_manager
+        )
+        """Shared by every session and ``execute_query`` of this database (read your own writes)."""
         self._info = None
 
     # -- lifecycle (asynchronous) ----------------------------------------------------------
@@ -94,12 +100,14 @@ class AsyncDatabase(Database):
     # -- the driver calls of Database, on the async driver -----------------------------------
     def _execute(self, text: LiteralString, params: dict[str, Any], routing: RoutingControl) -> neo4j.EagerResult:
         return await_only(
-            self._async_driver.execute_query(text, params, database_=self.database, routing_=routing)
+            self._async_driver.execute_query(text, params, database_=self.database, routing_=routing,
+                                             bookmark_manager_=self.async_bookmark_manager)
         )
 
     def _once(self, text: LiteralString, params: dict[str, Any], access_mode: str) -> list[dict[str, Any]]:
         async def once() -> list[neo4j.Record]:
-            async with self._async_driver.session(database=self.database, default_access_mode=access_mode) as s:
+            async with self._async_driver.session(database=self.database, default_access_mode=access_mode,
+                                                  bookmark_manager=self.async_bookmark_manager) as s:
                 result = await s.run(text, params)
                 return [record async for record in result]
 
@@ -115,7 +123,8 @@ class AsyncDatabase(Database):
             return await run_sync(work, AsyncTx(tx, self.statements))
 
         async def run() -> T:
-            async with self._async_driver.session(database=self.database) as session:
+            async with self._async_driver.session(database=self.database,
+                                                  bookmark_manager=self.async_bookmark_manager) as session:
                 if write:
                     return await session.execute_write(unit)
                 return await session.execute_read(unit)

@@ -9,6 +9,7 @@ from typing import Any
 from .. import browser as browser_assets
 from ..config import Settings
 from ..db import managed_server, open_database, schema_status
+from ..db.features import server_features
 from ..errors import ConfigError
 from ..memory import GraphMemory
 from .common import add_json_flag, emit_json
@@ -102,15 +103,30 @@ def _status(args: argparse.Namespace) -> int:
             db.ping()
             info["reachable"] = True
             info["schema"] = schema_status(db)
+            info["features"] = server_features(db).as_dict()
     except Exception as e:  # status reports; it does not fail on an unreachable server
         info["reachable"] = False
         info["error"] = str(e).splitlines()[0]
     if args.json:
         emit_json(info)
     else:
+        features = info.pop("features", None)
         for k, v in info.items():
             print(f"{k:>14}: {v}")
+        if features is not None:
+            _print_features(features)
     return 0 if info.get("reachable") else 4
+
+
+def _print_features(features: dict[str, Any]) -> None:
+    routing = features["routing"]
+    members = ", ".join(f"{role.lower()} {n}" for role, n in sorted(routing.items())) or "no routing table"
+    print(f"{'server':>14}: Neo4j {features['version']} {features['edition']}, database {features['database']}"
+          f" (databases: {', '.join(features['databases']) or '?'}); members: {members}")
+    for name, why in sorted(features["missing"].items()):
+        print(f"{'missing':>14}: {name}: no {why}")
+    for note in features["notes"]:
+        print(f"{'note':>14}: {note}")
 
 
 def _init(args: argparse.Namespace) -> int:

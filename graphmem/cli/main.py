@@ -121,8 +121,9 @@ def main(argv: list[str] | None = None) -> int:
         return hook_main(raw[1:])
     import logging
 
-    # the driver logs each retry as a warning; without a handler those reach stderr as raw lines
-    logging.getLogger("neo4j").setLevel(logging.ERROR)
+    # the driver logs each retry and each failed routing attempt (warnings, errors); without a
+    # handler those reach stderr as raw lines: the command's own error says what went wrong
+    logging.getLogger("neo4j").setLevel(logging.CRITICAL)
     first = next((a for a in raw if not a.startswith("-")), "")  # the command (top-level options are flags)
     parser = build_parser(first)
     args = parser.parse_args(raw)

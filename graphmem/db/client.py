@@ -2,6 +2,12 @@
 
 All statements are run by name (see :mod:`graphmem.cypher`); the wrapper checks the parameters,
 routes reads and writes, and turns driver errors into :mod:`graphmem.errors` types.
+
+On a cluster or Aura (a ``neo4j://``, ``neo4j+s://`` or ``neo4j+ssc://`` URI) every read goes out
+as a read, so the driver may send it to a follower or read replica, and every write as a write, to
+the leader. Writes are retried on the driver's retryable errors (a leader switch among them).
+Every transaction of one :class:`Database` shares one bookmark manager, so a read always sees the
+writes this process made before it, whichever cluster member serves it.
 """
 
 from __future__ import annotations
@@ -9,6 +15,7 @@ from __future__ import annotations
 import copy
 import random
 import re
+import ssl
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor
@@ -19,6 +26,7 @@ from typing import Any, LiteralString, TypeVar
 import neo4j
 from neo4j import GraphDatabase, ManagedTransaction, RoutingControl
 from neo4j import exceptions as nex
+from neo4j.api import BookmarkManager
 from neo4j.graph import Node, Path, Relationship
 
 from .. import cypher
@@ -57,14 +65,39 @@ def _translate(e: Exception) -> Exception:
     if isinstance(e, GraphMemError):
         return e
     if isinstance(e, (nex.ServiceUnavailable, nex.SessionExpired, ConnectionError, OSError)):
+        untrusted = _certificate_error(e)
+        if untrusted is not None:
+            return DatabaseUnavailable(f"Neo4j's TLS certificate is not trusted ({untrusted}): with neo4j+s:// or "
+                                       "bolt+s:// it must be signed by an authority this system trusts (SSL_CERT_FILE "
+                                       "names another bundle); neo4j+ssc:// accepts a self-signed one")
         return DatabaseUnavailable(f"Neo4j is unreachable: {e}")
     if isinstance(e, nex.AuthError):
         return DatabaseUnavailable(f"Neo4j refused the credentials: {e.message}")
+    if isinstance(e, nex.Neo4jError) and (e.code or "").endswith("Database.DatabaseNotFound"):
+        return DatabaseError(f"{e.message} (GRAPHMEM_NEO4J_DATABASE names the database; Community edition "
+                             "has only 'neo4j')", code=e.code)
     if isinstance(e, nex.Neo4jError):
         return DatabaseError(f"{e.code}: {e.message}", code=e.code)
     if isinstance(e, nex.DriverError):
         return DatabaseError(str(e))
     return e
+
+
+def _certificate_error(e: BaseException) -> str | None:
+    """The reason of a TLS certificate verification failure behind ``e``, if that is what it is."""
+    seen: set[int] = set()
+    stack: list[BaseException] = [e]
+    while stack:
+        cur = stack.pop()
+        if id(cur) in seen:
+            continue
+        seen.add(id(cur))
+        if isinstance(cur, ssl.SSLCertVerificationError):
+            return str(cur.verify_message or cur.reason or cur)
+        stack.extend(x for x in (cur.__cause__, cur.__context__) if x is not None)
+        if isinstance(cur, BaseExceptionGroup):
+            stack.extend(cur.exceptions)
+    return None
 
 
 def _lean_value(value: Any, depth: int = 0) -> Any:
@@ -150,6 +183,7 @@ class Database:
         timeout: float = 5.0,
         max_retry_time: float = 15.0,
         statements: cypher.Statements | None = None,
+        bookmark_manager: BookmarkManager | None = None,
     ) -> None:
         self.uri = uri
         self.statements = statements or cypher.statements()
@@ -165,6 +199,11 @@ class Database:
             notifications_min_severity="OFF",
             user_agent="graphmem",
         )
+        self.bookmark_manager: BookmarkManager = (
+            bookmark_manager or self._driver.execute_query_bookmark_manager
+        )
+        """What makes this process read its own writes on a cluster: every session and
+        ``execute_query`` of this database takes its bookmarks from it and gives it the new ones."""
         self._info: ServerInfo | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -223,11 +262,13 @@ class Database:
 
     def _execute(self, text: LiteralString, params: dict[str, Any], routing: RoutingControl) -> neo4j.EagerResult:
         """One statement in its own managed (retried) transaction: the driver's ``execute_query``."""
-        return self._driver.execute_query(text, params, database_=self.database, routing_=routing)
+        return self._driver.execute_query(text, params, database_=self.database, routing_=routing,
+                                          bookmark_manager_=self.bookmark_manager)
 
     def _once(self, text: LiteralString, params: dict[str, Any], access_mode: str) -> list[dict[str, Any]]:
         """One auto-commit statement, no retry (see :meth:`_autocommit`)."""
-        with self._driver.session(database=self.database, default_access_mode=access_mode) as session:
+        with self._driver.session(database=self.database, default_access_mode=access_mode,
+                                  bookmark_manager=self.bookmark_manager) as session:
             return _rows(session.run(text, params))
 
     def _pause(self, seconds: float) -> None:
@@ -305,7 +346,8 @@ class Database:
         def unit(tx: ManagedTransaction) -> T:
             return work(Tx(tx, self.statements))
 
-        with _wrapped(), self._driver.session(database=self.database) as session:
+        with _wrapped(), self._driver.session(database=self.database,
+                                              bookmark_manager=self.bookmark_manager) as session:
             if write:
                 return session.execute_write(unit)
             return session.execute_read(unit)

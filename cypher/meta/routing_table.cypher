@@ -1,0 +1,2 @@
+CALL dbms.routing.getRoutingTable({}, $database) YIELD ttl, servers
+RETURN ttl, servers

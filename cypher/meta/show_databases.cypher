@@ -1,0 +1,2 @@
+SHOW DATABASES YIELD name, currentStatus, home, role
+RETURN name, currentStatus, home, role

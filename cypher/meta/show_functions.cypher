@@ -1,0 +1,3 @@
+SHOW FUNCTIONS YIELD name
+WHERE name IN $names
+RETURN collect(name) AS names

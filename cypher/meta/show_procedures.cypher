@@ -1,0 +1,3 @@
+SHOW PROCEDURES YIELD name
+WHERE name IN $names
+RETURN collect(name) AS names
