@@ -59,6 +59,19 @@ def _secret_entry(key: str, value: str) -> str | None:
 def _matches(rule: Rule, hay: str, absent: Iterable[str] = ()) -> Iterator[re.Match[str]]:
     """The matches of ``rule`` in ``hay``, left to right (tried near the hints with ``reach``;
     ``absent``: hints known not to occur)."""
+    if rule.back is not None and rule.gate is not None:
+        near, far = rule.back
+        end = 0
+        g = rule.gate.search(hay)
+        while g is not None:
+            for start in range(max(end, g.start() - far), g.start() - near + 1):
+                m = rule.regex.match(hay, start)
+                if m is not None:
+                    yield m
+                    end = m.end()
+                    break
+            g = rule.gate.search(hay, max(end, g.start() + 1))
+        return
     if rule.reach < 0:
         yield from rule.regex.finditer(hay)
         return
@@ -154,8 +167,8 @@ class Redactor:
                         break
                 else:
                     continue
-            if rule.gate is not None and rule.gate.search(hay) is None:
-                continue
+            if rule.gate is not None and rule.back is None and rule.gate.search(hay) is None:
+                continue  # (a rule with ``back`` scans for its gate itself)
             absent = [h for k, h in hints if seen.get(k) is False] if rule.reach >= 0 else ()
             new = _apply(rule, text, hay, found, absent)
             if new is not text:

@@ -108,6 +108,9 @@ class Rule:
     """With ``reach``: what must match at a hint's occurrence for the positions before it to be tried."""
     gate: re.Pattern[str] | None = None
     """A pattern that opens with a literal (a fast scan) and must match somewhere for the rule to run."""
+    back: tuple[int, int] | None = None
+    """With ``gate``: every match starts between ``back[0]`` and ``back[1]`` characters before a match
+    of ``gate``, and only those positions are tried (one scan of the text instead of two)."""
 
 
 def _r(pattern: str) -> re.Pattern[str]:
@@ -272,6 +275,7 @@ RULES: tuple[Rule, ...] = (
         (),
         validate=_discord_id,
         gate=_r(r"\.[A-Za-z0-9_-]{6}\."),
+        back=(24, 28),  # the first dot follows the 24 to 28 characters of the id part
     ),
     Rule("vault_token", _r(r"hv[sb]\.(?<![A-Za-z0-9_.-]hv[sb]\.)[A-Za-z0-9_-]{90,}"), ("hv",)),
     Rule("sentry_token", _r(r"sntry(?:u_[0-9a-f]{64}(?![0-9a-f])|s_eyJ[A-Za-z0-9+/=_]{40,})"), ("sntry",)),
