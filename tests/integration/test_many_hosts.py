@@ -59,7 +59,8 @@ def _turns(session: int) -> list[TurnIn]:
     ]
 
 
-def _spawn(target: Neo4jTarget, home: Path, namespace: str, host: str, fake: FakeOpenAIServer) -> subprocess.Popen[bytes]:
+def _spawn(target: Neo4jTarget, home: Path, namespace: str, host: str, fake: FakeOpenAIServer,
+           *flags: str) -> subprocess.Popen[bytes]:
     """One host's worker: its own GRAPHMEM_HOME and id, the shared database, its own LLM server."""
     home.mkdir(parents=True)
     env = dict(os.environ)
@@ -73,7 +74,7 @@ def _spawn(target: Neo4jTarget, home: Path, namespace: str, host: str, fake: Fak
     with open(home / "worker.log", "wb") as log:
         return subprocess.Popen(
             [sys.executable, "-c", CLI, "worker", "run", "--cwd", namespace, "--id", host, "--quiet", "--nice", "0",
-             "--json"],
+             "--json", *flags],
             env=env, stdout=subprocess.PIPE, stderr=log,
         )
 
@@ -143,10 +144,15 @@ def test_hosts_share_one_database_and_a_killed_host_loses_nothing(
         # the victim's LLM never answers in time: it holds its first job until it is killed
         fakes[VICTIM].script("chat/completions", stall(120))
         procs[VICTIM] = _spawn(neo4j_target, tmp_path / VICTIM, namespace, VICTIM, fakes[VICTIM])
+        # the other hosts start at the same time, paused until the victim holds its job
+        for host in SURVIVORS:
+            procs[host] = _spawn(neo4j_target, tmp_path / host, namespace, host, fakes[host], "--paused")
         _wait(lambda: bool(_summary_turns(fakes[VICTIM])) and bool(running(VICTIM)), 90,
               "the victim to claim a job and call its LLM", procs, tmp_path)
+        _wait(lambda: all(f"worker {h} started" in _log(tmp_path, h) for h in SURVIVORS), 90,
+              "the other hosts to start (their signal handlers in place)", procs, tmp_path)
         for host in SURVIVORS:
-            procs[host] = _spawn(neo4j_target, tmp_path / host, namespace, host, fakes[host])
+            procs[host].send_signal(signal.SIGUSR2)  # resume
         # kill it while the other hosts are busy
         _wait(lambda: levels()[1] >= 6, 90, "the other hosts to write summaries", procs, tmp_path)
         [held] = running(VICTIM)
