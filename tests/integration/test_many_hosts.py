@@ -141,8 +141,9 @@ def test_hosts_share_one_database_and_a_killed_host_loses_nothing(
 
     procs: dict[str, subprocess.Popen[bytes]] = {}
     try:
-        # the victim's LLM never answers in time: it holds its first job until it is killed
-        fakes[VICTIM].script("chat/completions", stall(120))
+        # the victim's LLM never answers in time (nor when the client retries after its 60 s timeout):
+        # it holds its first job until it is killed
+        fakes[VICTIM].script("chat/completions", *[stall(120)] * 4)
         procs[VICTIM] = _spawn(neo4j_target, tmp_path / VICTIM, namespace, VICTIM, fakes[VICTIM])
         # the other hosts start at the same time, paused until the victim holds its job
         for host in SURVIVORS:
@@ -156,9 +157,10 @@ def test_hosts_share_one_database_and_a_killed_host_loses_nothing(
         # kill it while the other hosts are busy
         _wait(lambda: levels()[1] >= 6, 90, "the other hosts to write summaries", procs, tmp_path)
         [held] = running(VICTIM)
-        victim = procs.pop(VICTIM)
+        victim = procs[VICTIM]
         os.kill(victim.pid, signal.SIGKILL)
         assert victim.wait(timeout=30) == -signal.SIGKILL
+        del procs[VICTIM]
         assert not Path(f"/proc/{victim.pid}").exists()  # gone (and reaped)
         assert [j["id"] for j in running(VICTIM)] == [held["id"]]  # its lease still holds the job
         # its lease is over (expired here instead of waited for): another host takes the job again
@@ -169,10 +171,11 @@ def test_hosts_share_one_database_and_a_killed_host_loses_nothing(
               lambda: (dict(levels()), [j for f in forests() for j in f["jobs"]]))
         stats = {}
         for host in SURVIVORS:
-            p = procs.pop(host)
-            p.send_signal(signal.SIGTERM)
+            p = procs[host]
+            p.send_signal(signal.SIGTERM)  # a clean stop: the worker prints its stats
             out, _ = p.communicate(timeout=60)
             assert p.returncode == 0, _log(tmp_path, host)
+            del procs[host]
             stats[host] = json.loads(out)
     finally:
         for p in procs.values():
@@ -198,9 +201,9 @@ def test_hosts_share_one_database_and_a_killed_host_loses_nothing(
     order = sorted(t["index"] for t in forest["turns"])
     [held_turn] = [t["index"] for t in forest["turns"] if t["id"] in held["childIds"]]
     held_marker = _marker(held_session, order.index(held_turn))
-    assert _summary_turns(fakes[VICTIM]) == [held_marker]
+    assert set(_summary_turns(fakes[VICTIM])) == {held_marker}  # (sent again if its client retried)
     sent = {h: _summary_turns(fakes[h]) for h in SURVIVORS}
     assert Counter(m for h in SURVIVORS for m in sent[h]) == Counter(
         {_marker(s, i): 1 for s in range(SESSIONS) for i in range(TURNS)})
-    [rescuer] = [h for h in SURVIVORS if held_marker in sent[h]]
-    assert rescuer != VICTIM and stats[rescuer]["summaries_by_level"]["1"] >= 1
+    rescuers = [h for h in SURVIVORS if held_marker in sent[h]]  # who summarized the killed worker's turn
+    assert held["owner"] == VICTIM and len(rescuers) == 1 and rescuers[0] != held["owner"], (held, rescuers)
