@@ -261,6 +261,8 @@ def search_facts(
 
     Without an embedder: a case-insensitive substring search. Counts a use of each result. The
     facts remembered through ``deferred`` are in the vector index first."""
+    if limit is not None and limit < 1:
+        raise InvalidInput(f"limit must be at least 1, not {limit}")
     k = limit or get_tuning(db).search_limit
     keys = _scopes(scopes)
     if embedder is None:

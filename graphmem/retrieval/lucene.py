@@ -31,6 +31,10 @@ MAX_QUERY_CHARS = 20_000
 """Longer user text is cut before tokenising (a query is not a document)."""
 MAX_TERMS = 64
 """At most this many distinct terms (fields x terms stays far below Lucene's 1024 clauses)."""
+MAX_CLAUSES = 1000
+"""Lucene refuses a query of more than 1024 clauses. The analyzer splits a word of ideographs, kana
+or other scripts without spaces into one token per character, each a clause in every field, so the
+terms kept are counted by the tokens they may become (see :func:`_tokens`), within this budget."""
 
 DEFAULT_FIELD_WEIGHTS: Mapping[str, float] = {
     "userMessage": 1.0,
@@ -69,6 +73,35 @@ def query_terms(text: str, *, drop_stopwords: bool = False, max_terms: int = MAX
     return list(dict.fromkeys(words))[:max_terms]
 
 
+def _tokens(term: str) -> int:
+    """At most how many tokens the index's analyzer makes of ``term``: one per character from the
+    scripts written without spaces on (U+0E00: Thai, Lao, Myanmar, Khmer, CJK, kana, Hangul ...),
+    where it splits per character, plus one."""
+    return 1 + sum(1 for ch in term if ch >= "\u0e00")
+
+
+def _within(terms: list[str], budget: int) -> list[str]:
+    """The terms, in order, until their tokens fill ``budget``; the term that does not fit is cut
+    to the characters that do (a prefix of such a word is a prefix of its tokens)."""
+    kept: list[str] = []
+    for term in terms:
+        cost = _tokens(term)
+        if cost > budget:
+            cut, left = [], budget - 1
+            for ch in term:
+                if ch >= "\u0e00":
+                    if left == 0:
+                        break
+                    left -= 1
+                cut.append(ch)
+            if left < budget - 1:  # it kept at least one character that counts
+                kept.append("".join(cut))
+            break
+        budget -= cost
+        kept.append(term)
+    return kept
+
+
 def _boost(w: float) -> str:
     return f"{w:.4g}"
 
@@ -82,13 +115,13 @@ def build_query(
     drop_stopwords: bool = False,
 ) -> str | None:
     """The Lucene query for user ``text`` (``None`` when it has no searchable word)."""
-    terms = query_terms(text, drop_stopwords=drop_stopwords)
-    if not terms:
-        return None
-    group = " ".join(escape(t) for t in terms)
     weights = {f: w for f, w in (fields or DEFAULT_FIELD_WEIGHTS).items() if w > 0}
     if not weights:
         return None
+    terms = _within(query_terms(text, drop_stopwords=drop_stopwords), MAX_CLAUSES // len(weights))
+    if not terms:
+        return None
+    group = " ".join(escape(t) for t in terms)
     body = " ".join(f"{f}:({group})^{_boost(w)}" for f, w in weights.items())
     query = f"+({body})"
     if scope_field and scope_value is not None and _WORD.search(scope_value):

@@ -36,3 +36,25 @@ def test_a_failing_vector_statement_reaches_the_caller(database: Database, names
         broken.searcher(config).search("redis cache", scope=f"project:{proj}", mode="semantic", k=3)
     assert caught.value.code == "Neo.ClientError.Statement.ArithmeticError"
     assert not caught.value.server_failure
+
+
+@pytest.mark.parametrize("query", ["漢" * 3000, " ".join(["データベース接続"] * 200) + " 数据库连接" * 300, "ก" * 5000])
+def test_a_query_the_analyzer_splits_per_character_stays_within_lucene_clauses(
+    memory: GraphMemory, namespace: str, query: str
+) -> None:
+    """Words of scripts written without spaces become one token per character in the full-text
+    index; a long one must not exceed Lucene's 1024 clauses (found by the hostile run)."""
+    s = memory.create_session(namespace)
+    memory.store_turn(s.id, "漢字の検索 データベース接続", "数据库连接 ok")
+    memory.await_text_index()
+    result = memory.search(query, scope=f"session:{s.id}", mode="text", k=5)
+    if query[0] in "漢デ":
+        assert result.hits  # the first terms, within the budget, still find the turn
+
+
+def test_search_facts_refuses_a_limit_below_one(memory: GraphMemory) -> None:
+    from graphmem.errors import InvalidInput
+
+    for limit in (0, -1):
+        with pytest.raises(InvalidInput, match="limit must be at least 1"):
+            memory.search_facts("anything", limit=limit)

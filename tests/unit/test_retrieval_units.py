@@ -194,3 +194,15 @@ def test_search_result_is_the_sequence_of_its_hits() -> None:
     assert res.model_dump(mode="json", by_alias=True)["hits"][0]["id"] == "t0"
     empty = SearchResult(query="q", mode="hybrid", effective_mode="hybrid", scope="everything", levels=[0])
     assert len(empty) == 0 and not empty and list(empty) == []
+
+
+def test_build_query_keeps_the_clauses_lucene_accepts() -> None:
+    from graphmem.retrieval.lucene import MAX_CLAUSES, build_query
+
+    query = build_query("漢" * 5000 + " alpha " + "かな" * 900)
+    assert query is not None
+    # 4 fields, each with the kept terms: the characters of those terms bound the clauses
+    per_field = query.split("userMessage:(", 1)[1].split(")^", 1)[0]
+    assert 4 * sum(1 + sum(ch >= "\u0e00" for ch in t) for t in per_field.split()) <= MAX_CLAUSES
+    ascii_query = build_query(" ".join(f"w{i}" for i in range(200)))
+    assert ascii_query is not None and "w63" in ascii_query and "w64" not in ascii_query
