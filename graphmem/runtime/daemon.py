@@ -27,24 +27,15 @@ import signal
 import socketserver
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..activity import ForegroundSignal
 from ..config import Settings
-from ..errors import ConfigError, DatabaseUnavailable, GraphMemError
+from ..errors import ConfigError, GraphMemError
 from .autostart import ManagedRestarter
-from .client import (
-    PROTOCOL,
-    NoDaemon,
-    check_peer,
-    daemon_request,
-    env_key,
-    home_dir,
-    socket_path,
-    spawn_daemon,
-)
+from .client import PROTOCOL, check_peer, env_key, home_dir, socket_path
+from .daemon_control import DaemonInfo, daemon_status, start_daemon, stop_daemon
 from .service import HookReply, HookService, quiet_driver_logs
 
 __all__ = ["Daemon", "DaemonInfo", "daemon_status", "ensure_private_dir", "start_daemon", "stop_daemon"]
@@ -54,21 +45,6 @@ log = logging.getLogger("graphmem.daemon")
 REPLAY_EVERY = 15.0
 DEFAULT_IDLE = 4 * 3600.0
 _MAX_REQUEST = 64 * 1024 * 1024
-
-
-@dataclass
-class DaemonInfo:
-    """``graphmem daemon status``."""
-
-    running: bool
-    home: str
-    socket: str
-    pid: int | None = None
-    details: dict[str, Any] | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"running": self.running, "home": self.home, "socket": self.socket, "pid": self.pid,
-                **(self.details or {})}
 
 
 def _float_env(name: str, default: float) -> float:
@@ -421,80 +397,3 @@ class Daemon:
         if self._lock_fd is not None:
             os.close(self._lock_fd)
             self._lock_fd = None
-
-
-# ----------------------------------------------------------------------------------------------
-# control from the CLI
-
-
-def _pid_from_file(home: Path) -> int | None:
-    try:
-        pid = int(json.loads((home / "daemon.pid").read_text()).get("pid"))
-    except (OSError, ValueError, TypeError):
-        return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    except PermissionError:
-        return pid
-    return pid
-
-
-def daemon_status(home: Path | None = None, *, timeout: float = 2.0) -> DaemonInfo:
-    home = home or Path(home_dir())
-    sock = socket_path(str(home))
-    try:
-        reply = daemon_request({"v": PROTOCOL, "op": "ping"}, home=str(home), timeout=timeout)
-    except (NoDaemon, OSError, ValueError):
-        return DaemonInfo(running=False, home=str(home), socket=str(sock), pid=_pid_from_file(home))
-    return DaemonInfo(running=True, home=str(home), socket=str(sock), pid=reply.get("pid"), details=reply)
-
-
-def start_daemon(home: Path | None = None, *, wait: float = 60.0) -> DaemonInfo:
-    """Start a detached daemon unless one answers; wait until it answers.
-
-    Raises :class:`InvalidSettings` at once on a bad ``GRAPHMEM_*`` setting (the daemon it would
-    spawn inherits this environment and would exit on it, leaving only a line in daemon.log)."""
-    Settings.load()
-    home = home or Path(home_dir())
-    st = daemon_status(home)
-    if st.running:
-        if st.details and st.details.get("env") not in (None, env_key()):
-            stop_daemon(home)
-        else:
-            return st
-    spawn_daemon(str(home), force=True)
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        time.sleep(0.1)
-        st = daemon_status(home, timeout=1.0)
-        if st.running:
-            return st
-    raise DatabaseUnavailable(f"the daemon did not start within {wait:.0f} s (see {home / 'daemon.log'})")
-
-
-def stop_daemon(home: Path | None = None, *, wait: float = 15.0) -> bool:
-    """Stop the daemon of ``home`` (asked over the socket, else SIGTERM to the pid it recorded).
-    Returns whether one was running."""
-    home = home or Path(home_dir())
-    pid: int | None = None
-    try:
-        reply = daemon_request({"v": PROTOCOL, "op": "stop"}, home=str(home), timeout=5.0)
-        pid = reply.get("pid")
-    except (NoDaemon, OSError, ValueError):
-        pid = _pid_from_file(home)
-        if pid is None:
-            return False
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + wait
-    while pid is not None and time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.05)
-        with contextlib.suppress(ChildProcessError, OSError):
-            os.waitpid(pid, os.WNOHANG)
-    return True
