@@ -35,6 +35,7 @@ from ..config import Settings
 from ..errors import ConfigError, GraphMemError
 from .autostart import ManagedRestarter
 from .client import PROTOCOL, check_peer, env_key, home_dir, socket_path
+from .daemon_cli import CliHost, CliRunner
 from .daemon_control import DaemonInfo, daemon_status, start_daemon, stop_daemon
 from .service import HookReply, HookService, quiet_driver_logs
 
@@ -45,6 +46,8 @@ log = logging.getLogger("graphmem.daemon")
 REPLAY_EVERY = 15.0
 DEFAULT_IDLE = 4 * 3600.0
 _MAX_REQUEST = 64 * 1024 * 1024
+CLI_WARM_WAIT = 10.0
+"""Seconds a CLI command waits for the embedder still loading in the daemon before running itself."""
 
 
 def _float_env(name: str, default: float) -> float:
@@ -145,7 +148,10 @@ class Daemon:
         *,
         worker: bool | None = None,
         idle_timeout: float | None = None,
+        cli_runner: CliRunner | None = None,
     ) -> None:
+        """``cli_runner`` runs the CLI's read commands for clients (the ``cli`` op,
+        :mod:`.daemon_cli`); without it the clients run them themselves."""
         self.settings = settings or Settings.load()
         self._foreground = ForegroundSignal.for_home(self.settings.home)
         self.home = home or Path(home_dir())
@@ -169,6 +175,8 @@ class Daemon:
         self._embedder: Any = None
         self.embedder_ready = False
         self.embedder_error: str | None = None
+        self._embedder_settled = threading.Event()
+        """Set once the warm-up made the embedder, failed to, or found that none is configured."""
         self._worker_thread: Any = None
         self._worker_db: Any = None
         self._server: _Server | None = None
@@ -176,6 +184,8 @@ class Daemon:
         self.service = HookService(self.home, self._memory, search_memory=self._search_memory,
                                    replay_seconds=self.settings.hook_replay_seconds)
         self.restarter = ManagedRestarter(self.settings)
+        self.cli = (CliHost(self.settings, cli_runner, self.env, embedder=self._cli_embedder)
+                    if cli_runner is not None else None)
         quiet_driver_logs()
 
     # -- the database and the embedder ---------------------------------------------------------
@@ -202,12 +212,20 @@ class Daemon:
             return self._mem_full
         return text
 
+    def _cli_embedder(self) -> tuple[bool, Any]:
+        """(ready, embedder) for the CLI's commands: ready once the warm-up made the embedder (it is
+        waited for, up to CLI_WARM_WAIT seconds), or found that none is configured; not after it failed."""
+        settled = self._embedder_settled.wait(CLI_WARM_WAIT)
+        ready = settled and self.embedder_error is None and (self._embedder is None or self.embedder_ready)
+        return ready, self._embedder
+
     def _warm_up(self) -> None:
         try:
             from ..embedding import make_embedder
 
             emb = make_embedder(self.settings)
             if emb is None:
+                self._embedder_settled.set()  # none configured: text-only, ready as it is
                 return
             with self._db_lock:
                 self._embedder = emb
@@ -219,9 +237,11 @@ class Daemon:
             t0 = time.perf_counter()
             emb.embed_one("graphmem warm-up")
             self.embedder_ready = True
+            self._embedder_settled.set()
             log.info("embedder %s ready in %.2f s", emb.model, time.perf_counter() - t0)
         except Exception as e:  # prompts stay text-only
             self.embedder_error = str(e).splitlines()[0] if str(e) else type(e).__name__
+            self._embedder_settled.set()
             log.warning("embedder unavailable, searches are text-only: %s", self.embedder_error)
         try:  # a first round trip, so that the first prompt does not pay for the connection
             self.service.ready(self._memory())
@@ -283,6 +303,8 @@ class Daemon:
         self.last_request = time.monotonic()
         self.requests += 1
         op = request.get("op")
+        if op == "cli":  # other settings: the client runs the command itself; the hooks keep this daemon
+            return self.cli.handle(request) if self.cli is not None else {"ok": False, "fallback": "no CLI here"}
         if not self.accepts(request.get("env")):
             return {"restart": True}
         if op == "hook":
@@ -313,6 +335,7 @@ class Daemon:
             "neo4j": getattr(self._db, "uri", None),
             "worker": self._worker_thread is not None,
             "spool_pending": self.service.spool.pending(),
+            "cli": self.cli.counts() if self.cli is not None else None,
         }
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -379,6 +402,8 @@ class Daemon:
         return 0
 
     def _cleanup(self) -> None:
+        if self.cli is not None:
+            self.cli.close()
         if self._worker_thread is not None:
             with contextlib.suppress(Exception):
                 self._worker_thread.stop(timeout=10)
