@@ -13,11 +13,10 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ..errors import ConfigError, DatabaseUnavailable, GraphMemError, InvalidInput, InvalidSettings, NotFound
-from .common import in_process
 
+TYPE_CHECKING = False  # not `from typing import ...`: `import graphmem.cli` stays light for the hook path
 if TYPE_CHECKING:
     from ..memory import GraphMemory
 
@@ -137,6 +136,8 @@ def run_for_client(argv: list[str], *, memory: Callable[[], GraphMemory], cwd: s
     ``memory()`` (the daemon's warm driver and embedder), as if started in ``cwd``. The caller
     captures this thread's output. None when the command exits through argparse (a usage error or
     ``--help``: their layout follows the client's terminal, so the client runs those itself)."""
+    from .common import in_process
+
     with in_process(memory, cwd):
         try:
             return run(argv)
