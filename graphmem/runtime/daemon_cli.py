@@ -10,8 +10,9 @@ command's output, nor a command into theirs.
 
 The daemon answers ``{"ok": false, "fallback": why}`` (the client then runs the command itself)
 when the client's settings or ``CLI_ENV`` variables differ from its own, while its embedder is
-still loading or failed to load, when the database does not open, and when the command exits
-through argparse or raises an unexpected error.
+still loading or failed to load, and when the command exits through argparse or raises an
+unexpected error. A database that does not answer is the command's own error line, as without
+the daemon.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..errors import GraphMemError
 from .client import CLI_ENV, env_key
 
 if TYPE_CHECKING:
@@ -127,27 +127,34 @@ class CliHost:
         return {"served": self.served, "fallbacks": self.fallbacks}
 
     def _database(self, embedder: Embedder | None) -> Any:
+        """The daemon's driver for the CLI (opened, and the schema checked, by the first command
+        that asks for the memory; a command that fails before, as on bad input, never opens it)."""
         with self._lock:
             if self._db is None:
                 from ..db import open_database
 
                 db = open_database(self.settings)  # the CLI's own timeouts and retries, not the hooks'
                 try:
-                    self._memory(db, embedder)().ensure_schema()
+                    self._borrowed(db, embedder).ensure_schema()
                 except BaseException:
                     db.close()
                     raise
                 self._db = db
             return self._db
 
-    def _memory(self, db: Any, embedder: Embedder | None) -> Callable[[], GraphMemory]:
+    def _borrowed(self, db: Any, embedder: Embedder | None) -> GraphMemory:
+        from ..facts.tuning import drop_cached_tuning
         from ..memory import GraphMemory
 
         class Borrowed(GraphMemory):
             def close(self) -> None:  # the driver is the daemon's: only wait for the deferred writes
                 self.deferred.close()
 
-        return lambda: Borrowed.from_settings(self.settings, db=db, embedder_factory=lambda: embedder)
+        drop_cached_tuning(db)  # `graphmem settings set` in another process shows at once, as without the daemon
+        return Borrowed.from_settings(self.settings, db=db, embedder_factory=lambda: embedder)
+
+    def _memory(self, embedder: Embedder | None) -> Callable[[], GraphMemory]:
+        return lambda: self._borrowed(self._database(embedder), embedder)
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         """The reply to one ``cli`` request (see the module docstring)."""
@@ -169,15 +176,8 @@ class CliHost:
         if not ready:
             return {"ok": False, "fallback": "the embedder is not ready"}
         try:
-            db = self._database(embedder)
-        except GraphMemError as e:
-            return {"ok": False, "fallback": f"the database did not open: {e}"}
-        from ..facts.tuning import drop_cached_tuning
-
-        drop_cached_tuning(db)  # `graphmem settings set` in another process shows at once, as without the daemon
-        try:
             with capture_output() as chunks:
-                code = self.runner(argv, memory=self._memory(db, embedder), cwd=cwd)
+                code = self.runner(argv, memory=self._memory(embedder), cwd=cwd)
         except Exception as e:  # a bug: the client runs the command itself and shows it
             log.warning("cli %s failed in the daemon: %s: %s", argv[:2], type(e).__name__, e)
             return {"ok": False, "fallback": f"{type(e).__name__}: {e}"}
