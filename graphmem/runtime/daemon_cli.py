@@ -73,6 +73,9 @@ class ThreadCapture:
         return False if self._chunks() is not None else self.original.isatty()
 
     def __getattr__(self, name: str) -> Any:
+        if name in ("buffer", "fileno") and self._chunks() is not None:
+            # bytes would bypass the capture: the command fails here and the client runs it itself
+            raise AttributeError(f"sys.stdout.{name} is not available to a command the daemon runs")
         return getattr(self.original, name)
 
 

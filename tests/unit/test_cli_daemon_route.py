@@ -110,6 +110,8 @@ def test_a_capturing_thread_keeps_its_output_and_others_pass_through(monkeypatch
         assert go_on.wait(10)
         print("warning", file=sys.stderr)
         sys.stdout.write("last\n")
+        with pytest.raises(AttributeError):
+            sys.stdout.buffer.write(b"bytes would bypass the capture")
     t.join()
     assert chunks == [(1, "first"), (1, "\n"), (2, "warning"), (2, "\n"), (1, "last\n")]
     assert real_out.getvalue() == "hook line\n" and real_err.getvalue() == "hook warning\n"
