@@ -211,3 +211,29 @@ def test_the_entry_asks_the_daemon_first_and_runs_here_otherwise(monkeypatch: py
     assert cli_main.main(["stats"]) == 7 and ran == []
     monkeypatch.setattr(daemon_route, "through_daemon", lambda argv: None)
     assert cli_main.main(["stats"]) == 0 and ran == [["stats"]]
+
+
+class _Terminal(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize(("embedder", "tty", "said"), [
+    ("local", True, True), ("local", False, False), ("none", True, False),
+])
+def test_the_direct_path_says_when_it_loads_the_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                      embedder: str, tty: bool, said: bool) -> None:
+    from graphmem import embedding
+    from graphmem.cli import common
+
+    made: list[str] = []
+    monkeypatch.setattr(embedding, "make_embedder", lambda settings: made.append(settings.embedder))
+    err = _Terminal(tty)
+    monkeypatch.setattr(sys, "stderr", err)
+    factory = common._embedder_announced(Settings(home=tmp_path, embedder=embedder))
+    assert factory() is None and made == [embedder]
+    assert err.getvalue() == (common.LOADING_LINE + "\n" if said else "")
