@@ -89,7 +89,7 @@ _START_EVENTS = ("sessionstart", "session_start")
 _PRE_TOOL_EVENTS = ("pretooluse",)
 _ENV_PREFIXES = ("GRAPHMEM_", "NEO4J_")
 _ENV_IGNORED = ("GRAPHMEM_HOOK_BUDGET", "GRAPHMEM_HOOK_STOP_BUDGET", "GRAPHMEM_HOOK_DAEMON", "GRAPHMEM_HOOK_TIMING",
-                "GRAPHMEM_CLI_DAEMON")
+                "GRAPHMEM_CLI_DAEMON", "GRAPHMEM_CLI_DAEMON_TIMEOUT")
 CLI_ENV = ("HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "TZ", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 """Variables besides GRAPHMEM_* and NEO4J_* that change what a CLI command prints: the daemon
 answers a command only for a client whose values are its own."""

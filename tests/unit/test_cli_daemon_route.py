@@ -119,10 +119,17 @@ def test_a_capturing_thread_keeps_its_output_and_others_pass_through(monkeypatch
     assert real_out.getvalue().endswith("after\n")
 
 
+_RELEASE = threading.Event()
+
+
 def _fake_runner(argv: list[str], *, memory: Any, cwd: str) -> int | None:
     """Stands for :func:`graphmem.cli.main.run_for_client`: prints on both streams, returns a code."""
     if argv[:1] == ["usage"]:
         return None
+    if argv[:1] == ["slow"]:
+        _RELEASE.wait(60)
+        print("too late")
+        return 0
     if argv[:1] == ["boom"]:
         raise RuntimeError("a bug")
     print(f"out {' '.join(argv)} in {cwd}")
@@ -158,7 +165,7 @@ def serving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[D
 def test_the_daemon_answers_a_read_command(serving: tuple[Daemon, Path], capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     daemon, _ = serving
-    monkeypatch.setattr(daemon_route, "ROUTED", {"stats": None, "usage": None, "boom": None})
+    monkeypatch.setattr(daemon_route, "ROUTED", {"stats": None, "usage": None, "boom": None, "slow": None})
     assert through_daemon(["stats", "--json"]) == 3
     out, err = capsys.readouterr()
     assert out == f"out stats --json in {Path.cwd()}\nout again\n" and err == "err line\n"
@@ -167,6 +174,12 @@ def test_the_daemon_answers_a_read_command(serving: tuple[Daemon, Path], capsys:
     assert through_daemon(["boom"]) is None  # an unexpected error too
     assert capsys.readouterr() == ("", "")
     assert daemon.cli.counts() == {"served": 1, "fallbacks": 2}
+    monkeypatch.setenv("GRAPHMEM_CLI_DAEMON_TIMEOUT", "0.3")  # not part of the settings digest
+    try:
+        assert through_daemon(["slow"]) is None  # no answer in time: the client runs it itself
+    finally:
+        _RELEASE.set()
+    assert capsys.readouterr() == ("", "")
 
 
 def test_other_settings_run_here_and_leave_the_daemon_up(serving: tuple[Daemon, Path],
