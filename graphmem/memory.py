@@ -160,15 +160,17 @@ class GraphMemory(ChatMethods):
             self.foreground.mark()
 
     @classmethod
-    def from_settings(cls, settings: Settings | None = None, *, start: bool = False) -> GraphMemory:
-        """Connect as configured (explicit URI, else the managed server; ``start`` starts it). The
-        embedder is made when first needed, so a bad embedder setting surfaces there."""
+    def from_settings(cls, settings: Settings | None = None, *, start: bool = False, db: Database | None = None,
+                      embedder_factory: Callable[[], Embedder | None] | None = None) -> GraphMemory:
+        """Connect as configured (explicit URI, else the managed server; ``start`` starts it), or use
+        ``db``. The embedder is made when first needed (by ``embedder_factory``, default the one the
+        settings describe), so a bad embedder setting surfaces there."""
         settings = settings or Settings.load()
-        db = open_database(settings, start=start)
+        db = db if db is not None else open_database(settings, start=start)
         explicit = settings.embedder == "none"  # otherwise the embedder's own model and size, once made
         return cls(
             db,
-            embedder_factory=lambda: make_embedder(settings),
+            embedder_factory=embedder_factory or (lambda: make_embedder(settings)),
             judge_factory=lambda: make_fact_judge(settings),
             embedding_model=settings.embedding_model if explicit else None,
             embedding_dimensions=settings.embedding_dimensions if explicit else None,
@@ -463,10 +465,11 @@ class GraphMemory(ChatMethods):
         return stats
 
 
-def open_memory(*, start: bool = False, ensure_schema: bool = True, settings: Settings | None = None) -> GraphMemory:
+def open_memory(*, start: bool = False, ensure_schema: bool = True, settings: Settings | None = None,
+                embedder_factory: Callable[[], Embedder | None] | None = None) -> GraphMemory:
     """The GraphMemory the environment describes (managed server unless a URI is set), with its
-    schema applied when the database has none."""
-    mem = GraphMemory.from_settings(settings or Settings.load(), start=start)
+    schema applied when the database has none. ``embedder_factory``: see :meth:`GraphMemory.from_settings`."""
+    mem = GraphMemory.from_settings(settings or Settings.load(), start=start, embedder_factory=embedder_factory)
     if ensure_schema:
         mem.ensure_schema()
     return mem

@@ -3,28 +3,81 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from ..config import Settings
+    from ..embedding import Embedder
     from ..memory import GraphMemory
 
-__all__ = ["Progress", "add_json_flag", "emit_json", "open_memory", "print_table", "relative", "to_jsonable"]
+__all__ = ["Progress", "absolute", "add_json_flag", "emit_json", "in_process", "open_memory", "print_table", "relative",
+           "to_jsonable", "working_dir"]
 
 T = TypeVar("T")
+
+_HOST: ContextVar[tuple[Callable[[], GraphMemory], str] | None] = ContextVar("graphmem_cli_host", default=None)
+"""Set while the daemon runs a command for a client: its warm memory and the client's directory."""
+
+LOADING_LINE = "loading the embedding model…"
+
+
+@contextlib.contextmanager
+def in_process(memory: Callable[[], GraphMemory], cwd: str) -> Iterator[None]:
+    """Run commands (in this thread) on ``memory()`` (a memory over the daemon's driver and warm
+    embedder, whose ``close`` leaves them open) as if started in ``cwd``."""
+    token = _HOST.set((memory, cwd))
+    try:
+        yield
+    finally:
+        _HOST.reset(token)
+
+
+def working_dir() -> str:
+    """The directory the command was started in (the client's, when the daemon runs it)."""
+    host = _HOST.get()
+    return host[1] if host is not None else os.getcwd()
+
+
+def absolute(path: str) -> str:
+    """``path`` (``~`` expanded) made absolute against :func:`working_dir`."""
+    return os.path.join(working_dir(), os.path.expanduser(path))
+
+
+def _embedder_announced(settings: Settings) -> Callable[[], Embedder | None]:
+    """The settings' embedder factory, saying on a terminal's stderr that the model loads (the
+    only slow step a command can meet besides the query)."""
+
+    def make() -> Embedder | None:
+        from ..embedding import make_embedder
+
+        if settings.embedder != "none" and sys.stderr.isatty():
+            print(LOADING_LINE, file=sys.stderr, flush=True)
+        return make_embedder(settings)
+
+    return make
 
 
 def open_memory(*, start: bool = False, ensure_schema: bool = True, settings: Settings | None = None) -> GraphMemory:
     """:func:`graphmem.memory.open_memory`, imported when a command first opens the memory (so that
-    commands which never do, and ``--help``, do not pay for the driver and the store)."""
+    commands which never do, and ``--help``, do not pay for the driver and the store). In the
+    daemon (:func:`in_process`), a memory over its warm driver and embedder."""
+    host = _HOST.get()
+    if host is not None and settings is None and not start:
+        return host[0]()
+    from ..config import Settings
     from ..memory import open_memory as _open
 
-    return _open(start=start, ensure_schema=ensure_schema, settings=settings)
+    settings = settings or Settings.load()
+    return _open(start=start, ensure_schema=ensure_schema, settings=settings,
+                 embedder_factory=_embedder_announced(settings))
 
 
 def relative(ts: datetime | None, now: datetime | None = None) -> str:

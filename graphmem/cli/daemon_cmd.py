@@ -33,10 +33,11 @@ def _daemon_run(args: argparse.Namespace) -> int:
     import logging
 
     from ..runtime.daemon import Daemon
+    from .main import run_for_client
 
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    daemon = Daemon(worker=False if args.no_worker else None)
+    daemon = Daemon(worker=False if args.no_worker else None, cli_runner=run_for_client)
     code = daemon.run()
     if code:
         print(f"graphmem: another daemon serves {daemon.home}", file=sys.stderr)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
@@ -27,7 +26,7 @@ from ..facts import (
     unset_tuning,
 )
 from ..facts.tuning import TUNING_HELP
-from .common import add_json_flag, emit_json, open_memory, print_table, relative
+from .common import absolute, add_json_flag, emit_json, open_memory, print_table, relative, working_dir
 
 __all__ = ["register"]
 
@@ -46,7 +45,9 @@ def _scope(value: str) -> Scope:
     if value == "project":
         from ..paths import find_project_root, normalize_cwd
 
-        return Scope.project(find_project_root(normalize_cwd(os.getcwd())))
+        return Scope.project(find_project_root(normalize_cwd(working_dir())))
+    if value.startswith("project:") and value != "project:":
+        return Scope.project(absolute(value.partition(":")[2]))
     return Scope.parse(value)
 
 

@@ -16,8 +16,12 @@ from collections.abc import Callable
 
 from ..errors import ConfigError, DatabaseUnavailable, GraphMemError, InvalidInput, InvalidSettings, NotFound
 
+TYPE_CHECKING = False  # not `from typing import ...`: `import graphmem.cli` stays light for the hook path
+if TYPE_CHECKING:
+    from ..memory import GraphMemory
+
 __all__ = ["COMMANDS", "ENTRY_POINT_GROUP", "EXIT_ERROR", "EXIT_NOT_FOUND", "EXIT_UNAVAILABLE", "EXIT_USAGE", "build_parser",
-           "main"]
+           "main", "run", "run_for_client"]
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -119,6 +123,31 @@ def main(argv: list[str] | None = None) -> int:
         from ..runtime.client import hook_main
 
         return hook_main(raw[1:])
+    from .daemon_route import through_daemon
+
+    code = through_daemon(raw)  # a read command, answered by a warm daemon when one serves these settings
+    if code is not None:
+        return code
+    return run(raw)
+
+
+def run_for_client(argv: list[str], *, memory: Callable[[], GraphMemory], cwd: str) -> int | None:
+    """Run a command in the daemon for a client (see :mod:`graphmem.cli.daemon_route`): on
+    ``memory()`` (the daemon's warm driver and embedder), as if started in ``cwd``. The caller
+    captures this thread's output. None when the command exits through argparse (a usage error or
+    ``--help``: their layout follows the client's terminal, so the client runs those itself)."""
+    from .common import in_process
+
+    with in_process(memory, cwd):
+        try:
+            return run(argv)
+        except SystemExit:
+            return None
+
+
+def run(raw: list[str]) -> int:
+    """Parse ``raw`` and run the command in this process: library errors become one line on stderr
+    and an exit code."""
     import logging
 
     # the driver logs each retry and each failed routing attempt (warnings, errors); without a

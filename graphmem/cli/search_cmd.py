@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
 from ..errors import InvalidInput
 from ..retrieval import ContextConfig, Scope, locale_from_env
 from ..retrieval.models import SearchHit
-from .common import Progress, emit_json, open_memory
+from .common import Progress, absolute, emit_json, open_memory, working_dir
 
 __all__ = ["non_empty", "register", "resolve_scope"]
 
@@ -53,7 +52,7 @@ def resolve_scope(kind: str, session: str | None, cwd: str | None) -> Scope:
         if not session:
             raise InvalidInput("--scope session needs --session <id>")
         return Scope.session(session)
-    where = cwd or os.getcwd()
+    where = absolute(cwd) if cwd else working_dir()
     return Scope.directory(where) if kind == "directory" else Scope.project_of(where)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import InvalidInput
 from ..models import SessionDetail, Turn
-from .common import add_json_flag, emit_json, open_memory, print_table, relative
+from .common import absolute, add_json_flag, emit_json, open_memory, print_table, relative, working_dir
 
 __all__ = ["print_session", "register"]
 
@@ -55,14 +55,15 @@ def register(sub: Any) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    cwd = args.cwd or os.getcwd()
+    cwd = args.cwd or working_dir()
+    where = absolute(cwd)
     with open_memory() as mem:
         if args.project:
             from ..paths import find_project_root, normalize_cwd
 
-            rows = mem.sessions_for_project(find_project_root(normalize_cwd(cwd)), limit=args.limit)
+            rows = mem.sessions_for_project(find_project_root(normalize_cwd(where)), limit=args.limit)
         else:
-            rows = mem.sessions_for(cwd, limit=args.limit)
+            rows = mem.sessions_for(where, limit=args.limit)
     if args.json:
         emit_json(rows)
         return 0

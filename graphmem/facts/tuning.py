@@ -141,6 +141,13 @@ def get_tuning(db: Database, *, fresh: bool = False) -> FactTuning:
     return tuning
 
 
+def drop_cached_tuning(db: Database) -> None:
+    """Forget the cached tuning of ``db``: the next :func:`get_tuning` reads the database (for a
+    long-lived process whose database another process may have changed)."""
+    with _lock:
+        _cache.pop(id(db), None)
+
+
 def set_tuning(db: Database, key: str, value: Any) -> Any:
     """Store one setting (validated and converted to its type); returns the stored value."""
     typed = _coerce(_check_key(key), value)

@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # not imported at run time: `typing` costs start-up time
     from typing import Any
 
 __all__ = [
+    "CLI_ENV",
     "DEFAULT_BUDGET",
     "DEFAULT_STOP_BUDGET",
     "PROTOCOL",
@@ -87,7 +88,11 @@ _STOP_EVENTS = ("stop", "afteragent", "sessionend", "session_end", "subagentstop
 _START_EVENTS = ("sessionstart", "session_start")
 _PRE_TOOL_EVENTS = ("pretooluse",)
 _ENV_PREFIXES = ("GRAPHMEM_", "NEO4J_")
-_ENV_IGNORED = ("GRAPHMEM_HOOK_BUDGET", "GRAPHMEM_HOOK_STOP_BUDGET", "GRAPHMEM_HOOK_DAEMON", "GRAPHMEM_HOOK_TIMING")
+_ENV_IGNORED = ("GRAPHMEM_HOOK_BUDGET", "GRAPHMEM_HOOK_STOP_BUDGET", "GRAPHMEM_HOOK_DAEMON", "GRAPHMEM_HOOK_TIMING",
+                "GRAPHMEM_CLI_DAEMON", "GRAPHMEM_CLI_DAEMON_TIMEOUT")
+CLI_ENV = ("HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "TZ", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+"""Variables besides GRAPHMEM_* and NEO4J_* that change what a CLI command prints: the daemon
+answers a command only for a client whose values are its own."""
 _SPAWN_GRACE = 30.0
 """Seconds during which a daemon being started is not started again."""
 _MAX_REPLY = 64 * 1024 * 1024
@@ -148,13 +153,15 @@ def check_peer(sock: Any, *, uid: int | None = None) -> None:
         raise ForeignPeer(f"the other end of the daemon socket runs as uid {other}, not as this user (uid {mine})")
 
 
-def env_key(environ: dict[str, str] | None = None) -> str:
-    """A digest of the settings a daemon was started with (GRAPHMEM_* and NEO4J_* variables);
-    a hook whose environment differs makes the daemon restart with the new one."""
+def env_key(environ: dict[str, str] | None = None, *, names: tuple[str, ...] = ()) -> str:
+    """A digest of the settings a daemon was started with (GRAPHMEM_* and NEO4J_* variables, and
+    the variables ``names``); a hook whose environment differs makes the daemon restart with the
+    new one."""
     import binascii
 
     env = os.environ if environ is None else environ
-    items = sorted((k, v) for k, v in env.items() if k.startswith(_ENV_PREFIXES) and k not in _ENV_IGNORED)
+    items = sorted((k, v) for k, v in env.items()
+                   if (k.startswith(_ENV_PREFIXES) and k not in _ENV_IGNORED) or k in names)
     data = "\x01".join(f"{k}\x00{v}" for k, v in items).encode("utf-8", errors="surrogatepass")
     return f"{binascii.crc32(data):08x}{binascii.crc32(data[::-1]):08x}"
 

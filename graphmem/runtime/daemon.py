@@ -27,24 +27,16 @@ import signal
 import socketserver
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..activity import ForegroundSignal
 from ..config import Settings
-from ..errors import ConfigError, DatabaseUnavailable, GraphMemError
+from ..errors import ConfigError, GraphMemError
 from .autostart import ManagedRestarter
-from .client import (
-    PROTOCOL,
-    NoDaemon,
-    check_peer,
-    daemon_request,
-    env_key,
-    home_dir,
-    socket_path,
-    spawn_daemon,
-)
+from .client import PROTOCOL, check_peer, env_key, home_dir, socket_path
+from .daemon_cli import CliHost, CliRunner
+from .daemon_control import DaemonInfo, daemon_status, start_daemon, stop_daemon
 from .service import HookReply, HookService, quiet_driver_logs
 
 __all__ = ["Daemon", "DaemonInfo", "daemon_status", "ensure_private_dir", "start_daemon", "stop_daemon"]
@@ -54,21 +46,8 @@ log = logging.getLogger("graphmem.daemon")
 REPLAY_EVERY = 15.0
 DEFAULT_IDLE = 4 * 3600.0
 _MAX_REQUEST = 64 * 1024 * 1024
-
-
-@dataclass
-class DaemonInfo:
-    """``graphmem daemon status``."""
-
-    running: bool
-    home: str
-    socket: str
-    pid: int | None = None
-    details: dict[str, Any] | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"running": self.running, "home": self.home, "socket": self.socket, "pid": self.pid,
-                **(self.details or {})}
+CLI_WARM_WAIT = 10.0
+"""Seconds a CLI command waits for the embedder still loading in the daemon before running itself."""
 
 
 def _float_env(name: str, default: float) -> float:
@@ -169,7 +148,10 @@ class Daemon:
         *,
         worker: bool | None = None,
         idle_timeout: float | None = None,
+        cli_runner: CliRunner | None = None,
     ) -> None:
+        """``cli_runner`` runs the CLI's read commands for clients (the ``cli`` op,
+        :mod:`.daemon_cli`); without it the clients run them themselves."""
         self.settings = settings or Settings.load()
         self._foreground = ForegroundSignal.for_home(self.settings.home)
         self.home = home or Path(home_dir())
@@ -193,6 +175,8 @@ class Daemon:
         self._embedder: Any = None
         self.embedder_ready = False
         self.embedder_error: str | None = None
+        self._embedder_settled = threading.Event()
+        """Set once the warm-up made the embedder, failed to, or found that none is configured."""
         self._worker_thread: Any = None
         self._worker_db: Any = None
         self._server: _Server | None = None
@@ -200,6 +184,8 @@ class Daemon:
         self.service = HookService(self.home, self._memory, search_memory=self._search_memory,
                                    replay_seconds=self.settings.hook_replay_seconds)
         self.restarter = ManagedRestarter(self.settings)
+        self.cli = (CliHost(self.settings, cli_runner, self.env, embedder=self._cli_embedder)
+                    if cli_runner is not None else None)
         quiet_driver_logs()
 
     # -- the database and the embedder ---------------------------------------------------------
@@ -226,12 +212,20 @@ class Daemon:
             return self._mem_full
         return text
 
+    def _cli_embedder(self) -> tuple[bool, Any]:
+        """(ready, embedder) for the CLI's commands: ready once the warm-up made the embedder (it is
+        waited for, up to CLI_WARM_WAIT seconds), or found that none is configured; not after it failed."""
+        settled = self._embedder_settled.wait(CLI_WARM_WAIT)
+        ready = settled and self.embedder_error is None and (self._embedder is None or self.embedder_ready)
+        return ready, self._embedder
+
     def _warm_up(self) -> None:
         try:
             from ..embedding import make_embedder
 
             emb = make_embedder(self.settings)
             if emb is None:
+                self._embedder_settled.set()  # none configured: text-only, ready as it is
                 return
             with self._db_lock:
                 self._embedder = emb
@@ -243,9 +237,11 @@ class Daemon:
             t0 = time.perf_counter()
             emb.embed_one("graphmem warm-up")
             self.embedder_ready = True
+            self._embedder_settled.set()
             log.info("embedder %s ready in %.2f s", emb.model, time.perf_counter() - t0)
         except Exception as e:  # prompts stay text-only
             self.embedder_error = str(e).splitlines()[0] if str(e) else type(e).__name__
+            self._embedder_settled.set()
             log.warning("embedder unavailable, searches are text-only: %s", self.embedder_error)
         try:  # a first round trip, so that the first prompt does not pay for the connection
             self.service.ready(self._memory())
@@ -307,6 +303,8 @@ class Daemon:
         self.last_request = time.monotonic()
         self.requests += 1
         op = request.get("op")
+        if op == "cli":  # other settings: the client runs the command itself; the hooks keep this daemon
+            return self.cli.handle(request) if self.cli is not None else {"ok": False, "fallback": "no CLI here"}
         if not self.accepts(request.get("env")):
             return {"restart": True}
         if op == "hook":
@@ -337,6 +335,7 @@ class Daemon:
             "neo4j": getattr(self._db, "uri", None),
             "worker": self._worker_thread is not None,
             "spool_pending": self.service.spool.pending(),
+            "cli": self.cli.counts() if self.cli is not None else None,
         }
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -403,6 +402,8 @@ class Daemon:
         return 0
 
     def _cleanup(self) -> None:
+        if self.cli is not None:
+            self.cli.close()
         if self._worker_thread is not None:
             with contextlib.suppress(Exception):
                 self._worker_thread.stop(timeout=10)
@@ -421,80 +422,3 @@ class Daemon:
         if self._lock_fd is not None:
             os.close(self._lock_fd)
             self._lock_fd = None
-
-
-# ----------------------------------------------------------------------------------------------
-# control from the CLI
-
-
-def _pid_from_file(home: Path) -> int | None:
-    try:
-        pid = int(json.loads((home / "daemon.pid").read_text()).get("pid"))
-    except (OSError, ValueError, TypeError):
-        return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    except PermissionError:
-        return pid
-    return pid
-
-
-def daemon_status(home: Path | None = None, *, timeout: float = 2.0) -> DaemonInfo:
-    home = home or Path(home_dir())
-    sock = socket_path(str(home))
-    try:
-        reply = daemon_request({"v": PROTOCOL, "op": "ping"}, home=str(home), timeout=timeout)
-    except (NoDaemon, OSError, ValueError):
-        return DaemonInfo(running=False, home=str(home), socket=str(sock), pid=_pid_from_file(home))
-    return DaemonInfo(running=True, home=str(home), socket=str(sock), pid=reply.get("pid"), details=reply)
-
-
-def start_daemon(home: Path | None = None, *, wait: float = 60.0) -> DaemonInfo:
-    """Start a detached daemon unless one answers; wait until it answers.
-
-    Raises :class:`InvalidSettings` at once on a bad ``GRAPHMEM_*`` setting (the daemon it would
-    spawn inherits this environment and would exit on it, leaving only a line in daemon.log)."""
-    Settings.load()
-    home = home or Path(home_dir())
-    st = daemon_status(home)
-    if st.running:
-        if st.details and st.details.get("env") not in (None, env_key()):
-            stop_daemon(home)
-        else:
-            return st
-    spawn_daemon(str(home), force=True)
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        time.sleep(0.1)
-        st = daemon_status(home, timeout=1.0)
-        if st.running:
-            return st
-    raise DatabaseUnavailable(f"the daemon did not start within {wait:.0f} s (see {home / 'daemon.log'})")
-
-
-def stop_daemon(home: Path | None = None, *, wait: float = 15.0) -> bool:
-    """Stop the daemon of ``home`` (asked over the socket, else SIGTERM to the pid it recorded).
-    Returns whether one was running."""
-    home = home or Path(home_dir())
-    pid: int | None = None
-    try:
-        reply = daemon_request({"v": PROTOCOL, "op": "stop"}, home=str(home), timeout=5.0)
-        pid = reply.get("pid")
-    except (NoDaemon, OSError, ValueError):
-        pid = _pid_from_file(home)
-        if pid is None:
-            return False
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + wait
-    while pid is not None and time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.05)
-        with contextlib.suppress(ChildProcessError, OSError):
-            os.waitpid(pid, os.WNOHANG)
-    return True
