@@ -32,9 +32,10 @@ MAX_QUERY_CHARS = 20_000
 MAX_TERMS = 64
 """At most this many distinct terms (fields x terms stays far below Lucene's 1024 clauses)."""
 MAX_CLAUSES = 1000
-"""Lucene refuses a query of more than 1024 clauses. The analyzer splits a word of ideographs, kana
-or other scripts without spaces into one token per character, each a clause in every field, so the
-terms kept are counted by the tokens they may become (see :func:`_tokens`), within this budget."""
+"""Lucene refuses a query of more than 1024 clauses. The analyzer may split one of our words into
+several tokens (a word of ideographs or kana into one per character; a ``½`` between letters
+splits them), each a clause in every field, so the terms kept are counted by the most tokens they
+may become (see :func:`_tokens`), within this budget."""
 
 DEFAULT_FIELD_WEIGHTS: Mapping[str, float] = {
     "userMessage": 1.0,
@@ -74,28 +75,22 @@ def query_terms(text: str, *, drop_stopwords: bool = False, max_terms: int = MAX
 
 
 def _tokens(term: str) -> int:
-    """At most how many tokens the index's analyzer makes of ``term``: one per character from the
-    scripts written without spaces on (U+0E00: Thai, Lao, Myanmar, Khmer, CJK, kana, Hangul ...),
-    where it splits per character, plus one."""
-    return 1 + sum(1 for ch in term if ch >= "\u0e00")
+    """At most how many tokens the index's analyzer makes of ``term``: one for a word of ASCII
+    letters, digits and underscores; else each other character may stand alone and split the
+    word around it (and never more tokens than characters)."""
+    other = sum(1 for ch in term if ch >= "\x80")
+    return min(len(term), 1 + 2 * other)
 
 
 def _within(terms: list[str], budget: int) -> list[str]:
     """The terms, in order, until their tokens fill ``budget``; the term that does not fit is cut
-    to the characters that do (a prefix of such a word is a prefix of its tokens)."""
+    to its first ``budget`` characters (no more tokens than that)."""
     kept: list[str] = []
     for term in terms:
         cost = _tokens(term)
         if cost > budget:
-            cut, left = [], budget - 1
-            for ch in term:
-                if ch >= "\u0e00":
-                    if left == 0:
-                        break
-                    left -= 1
-                cut.append(ch)
-            if left < budget - 1:  # it kept at least one character that counts
-                kept.append("".join(cut))
+            if budget > 0:
+                kept.append(term[:budget])
             break
         budget -= cost
         kept.append(term)
