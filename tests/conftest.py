@@ -108,6 +108,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         if key.startswith(_ENV_PREFIXES) and not key.startswith("GRAPHMEM_TEST_"):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path / "graphmem-home"))
+    monkeypatch.setenv("GRAPHMEM_UP_DAEMON", "0")  # `db up` and the demo leave no daemon behind a test
 
 
 @pytest.fixture(scope="session")

@@ -13,6 +13,7 @@ from ..db.features import server_features
 from ..errors import ConfigError
 from ..memory import GraphMemory
 from .common import add_json_flag, emit_json
+from .warm_daemon import start_warm_daemon, stop_warm_daemon
 
 __all__ = ["register"]
 
@@ -80,12 +81,17 @@ def _up(args: argparse.Namespace) -> int:
             embedded = embed_waiting(mem, settings.home)
             if embedded:
                 print(embedded)
+    warm = start_warm_daemon(settings)
+    if warm:
+        print(warm)
     return 0
 
 
 def _down(args: argparse.Namespace) -> int:
     settings = Settings.load()
     _require_managed(settings, "down")
+    if stop_warm_daemon(settings):  # first: a live daemon would start its stopped Neo4j again
+        print("warm daemon stopped")
     stopped = managed_server(settings).stop()
     print("stopped" if stopped else "not running")
     return 0

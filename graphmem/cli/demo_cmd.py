@@ -87,4 +87,9 @@ def _demo(args: argparse.Namespace) -> int:
         print("\nExplore it in Neo4j Browser: `graphmem db browser`; list it again: "
               f"`graphmem sessions list --cwd {cwd}`")
         print(f"Search it from its directory (README, \"After the demo\"): `cd {cwd} && graphmem search \"timezone default\"`")
+    from .warm_daemon import start_warm_daemon
+
+    warm = start_warm_daemon(settings)
+    if warm:
+        print(warm)
     return 0

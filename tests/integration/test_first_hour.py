@@ -35,6 +35,7 @@ def _cli(target: Neo4jTarget, *args: str, cwd: str | None = None) -> subprocess.
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHMEM_", "NEO4J_"))}
     env.update(target.env())
     env["GRAPHMEM_HOME"] = env.get("HOME", "/tmp") + "/.cache/graphmem-cli-test"
+    env["GRAPHMEM_UP_DAEMON"] = "0"
     return subprocess.run([sys.executable, "-c", "from graphmem.cli import main; raise SystemExit(main())", *args],
                           capture_output=True, text=True, env=env, timeout=300, cwd=cwd, check=False)
 

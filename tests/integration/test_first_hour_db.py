@@ -28,7 +28,8 @@ def _managed_env(target: Neo4jTarget, **extra: str) -> dict[str, str]:
     if target.kind != "managed" or target.home is None:
         pytest.skip("`graphmem db` manages graphmem's own server; the test server is not one")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHMEM_", "NEO4J_", "OPENAI_"))}
-    env.update(GRAPHMEM_HOME=str(target.home), GRAPHMEM_NEO4J_VERSION=target.version, GRAPHMEM_DAEMON_WORKER="0")
+    env.update(GRAPHMEM_HOME=str(target.home), GRAPHMEM_NEO4J_VERSION=target.version, GRAPHMEM_DAEMON_WORKER="0",
+               GRAPHMEM_UP_DAEMON="0")
     env.update(extra)
     return env
 
@@ -115,3 +116,31 @@ def test_a_large_backlog_goes_to_a_background_worker(neo4j_target: Neo4jTarget, 
     assert os.waitstatus_to_exitcode(status) == 0, log.read_text()
     states = support_db(database).read("testing/turn_states", sessionId=s.id)
     assert [r["embedState"] for r in states] == ["done"]
+
+
+def test_db_up_leaves_a_warm_daemon_that_answers_the_cli(neo4j_target: Neo4jTarget, tmp_path: Path) -> None:
+    """``db up`` starts the home's daemon (unless GRAPHMEM_UP_DAEMON=0); the CLI's read commands
+    are then answered through it, as the first hour's commands are after ``make demo``."""
+    from graphmem.runtime.client import PROTOCOL, daemon_request
+    from graphmem.runtime.daemon_control import daemon_status, stop_daemon
+
+    env = _managed_env(neo4j_target, GRAPHMEM_UP_DAEMON="1", GRAPHMEM_EMBEDDER="none")
+    home = Path(env["GRAPHMEM_HOME"])
+    assert not daemon_status(home).running
+    try:
+        out = _cli(env, "db", "up", "--no-init")
+        assert out.returncode == 0, out.stderr
+        last = out.stdout.splitlines()[-1]
+        assert re.fullmatch(r"warm daemon running \(pid \d+\): read commands and hooks answer through it .*", last), last
+        assert daemon_status(home).running
+        before = daemon_request({"v": PROTOCOL, "op": "ping"}, home=str(home), timeout=30)["cli"]["served"]
+        stats = _cli(env, "stats")
+        assert stats.returncode == 0, stats.stderr
+        after = daemon_request({"v": PROTOCOL, "op": "ping"}, home=str(home), timeout=30)["cli"]["served"]
+        assert after == before + 1
+    finally:
+        stop_daemon(home)
+    assert not daemon_status(home).running
+    off = _cli(_managed_env(neo4j_target, GRAPHMEM_EMBEDDER="none"), "db", "up", "--no-init")
+    assert off.returncode == 0 and "warm daemon" not in off.stdout
+    assert not daemon_status(home).running

@@ -95,6 +95,7 @@ def test_walkthrough_runs_on_the_demo_data(neo4j_target: Neo4jTarget, database: 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHMEM_", "NEO4J_", "OPENAI_"))}
     env.update(neo4j_target.env())
     env["GRAPHMEM_HOME"] = str(home)
+    env["GRAPHMEM_UP_DAEMON"] = "0"  # the walkthrough runs every command in its own process
     cwd = str(ROOT)
     try:
         # what `make demo` loads: the demo, through the installed command, on the test server
