@@ -276,7 +276,6 @@ HOOK_KNOBS = (
     "GRAPHMEM_DAEMON_WORKER",
 )
 """Variables read by the hook path itself (not :class:`Settings` fields) that a hook carries."""
-_NOT_CARRIED = ("worker_test_delay_seconds",)
 
 
 def hook_environment(environ: Mapping[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
@@ -290,8 +289,6 @@ def hook_environment(environ: Mapping[str, str] | None = None) -> tuple[dict[str
     carried: dict[str, str] = {}
     left_out: list[str] = []
     for name in Settings.model_fields:
-        if name in _NOT_CARRIED:
-            continue
         for var in _env_names(name):
             key = upper.get(var.upper())
             if key is None or not env[key]:
