@@ -89,7 +89,10 @@ _START_EVENTS = ("sessionstart", "session_start")
 _PRE_TOOL_EVENTS = ("pretooluse",)
 _ENV_PREFIXES = ("GRAPHMEM_", "NEO4J_")
 _ENV_IGNORED = ("GRAPHMEM_HOOK_BUDGET", "GRAPHMEM_HOOK_STOP_BUDGET", "GRAPHMEM_HOOK_DAEMON", "GRAPHMEM_HOOK_TIMING",
-                "GRAPHMEM_CLI_DAEMON", "GRAPHMEM_CLI_DAEMON_TIMEOUT")
+                "GRAPHMEM_CLI_DAEMON", "GRAPHMEM_CLI_DAEMON_TIMEOUT", "GRAPHMEM_UP_DAEMON")
+_TEST_PREFIX = "GRAPHMEM_TEST_"
+"""The test harness's variables (``make`` exports GRAPHMEM_TEST_STRICT, also to ``make demo``'s daemon):
+never settings, so never part of :func:`env_key`."""
 CLI_ENV = ("HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "TZ", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 """Variables besides GRAPHMEM_* and NEO4J_* that change what a CLI command prints: the daemon
 answers a command only for a client whose values are its own."""
@@ -161,7 +164,8 @@ def env_key(environ: dict[str, str] | None = None, *, names: tuple[str, ...] = (
 
     env = os.environ if environ is None else environ
     items = sorted((k, v) for k, v in env.items()
-                   if (k.startswith(_ENV_PREFIXES) and k not in _ENV_IGNORED) or k in names)
+                   if (k.startswith(_ENV_PREFIXES) and k not in _ENV_IGNORED and not k.startswith(_TEST_PREFIX))
+                   or k in names)
     data = "\x01".join(f"{k}\x00{v}" for k, v in items).encode("utf-8", errors="surrogatepass")
     return f"{binascii.crc32(data):08x}{binascii.crc32(data[::-1]):08x}"
 

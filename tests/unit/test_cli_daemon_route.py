@@ -250,3 +250,13 @@ def test_the_direct_path_says_when_it_loads_the_model(monkeypatch: pytest.Monkey
     factory = common._embedder_announced(Settings(home=tmp_path, embedder=embedder))
     assert factory() is None and made == [embedder]
     assert err.getvalue() == (common.LOADING_LINE + "\n" if said else "")
+
+
+def test_the_test_harness_and_the_up_switch_are_not_settings() -> None:
+    """``make`` exports GRAPHMEM_TEST_STRICT, also to the daemon ``make demo`` leaves running: the
+    person's shell, without it, must still be answered by that daemon."""
+    from graphmem.runtime.client import env_key
+
+    base = {"GRAPHMEM_HOME": "/h", "HOME": "/home/x"}
+    assert env_key({**base, "GRAPHMEM_TEST_STRICT": "1", "GRAPHMEM_UP_DAEMON": "0"}) == env_key(base)
+    assert env_key({**base, "GRAPHMEM_EMBEDDER": "none"}) != env_key(base)
