@@ -90,9 +90,7 @@ _PRE_TOOL_EVENTS = ("pretooluse",)
 _ENV_PREFIXES = ("GRAPHMEM_", "NEO4J_")
 _ENV_IGNORED = ("GRAPHMEM_HOOK_BUDGET", "GRAPHMEM_HOOK_STOP_BUDGET", "GRAPHMEM_HOOK_DAEMON", "GRAPHMEM_HOOK_TIMING",
                 "GRAPHMEM_CLI_DAEMON", "GRAPHMEM_CLI_DAEMON_TIMEOUT", "GRAPHMEM_UP_DAEMON")
-_TEST_PREFIX = "GRAPHMEM_TEST_"
-"""The test harness's variables (``make`` exports GRAPHMEM_TEST_STRICT, also to ``make demo``'s daemon):
-never settings, so never part of :func:`env_key`."""
+_TEST_PREFIX = "GRAPHMEM_TEST_"  # the test harness's (make exports GRAPHMEM_TEST_STRICT): never settings
 CLI_ENV = ("HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "TZ", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 """Variables besides GRAPHMEM_* and NEO4J_* that change what a CLI command prints: the daemon
 answers a command only for a client whose values are its own."""
