@@ -12,8 +12,9 @@ from ..db import managed_server, open_database, schema_status
 from ..db.features import server_features
 from ..errors import ConfigError
 from ..memory import GraphMemory
+from ..runtime.daemon_control import stop_daemon
 from .common import add_json_flag, emit_json
-from .warm_daemon import start_warm_daemon, stop_warm_daemon
+from .warm_daemon import start_warm_daemon
 
 __all__ = ["register"]
 
@@ -90,7 +91,7 @@ def _up(args: argparse.Namespace) -> int:
 def _down(args: argparse.Namespace) -> int:
     settings = Settings.load()
     _require_managed(settings, "down")
-    if stop_warm_daemon(settings):  # first: a live daemon would start its stopped Neo4j again
+    if stop_daemon(settings.home):  # first: a live daemon would start its stopped Neo4j again
         print("warm daemon stopped")
     stopped = managed_server(settings).stop()
     print("stopped" if stopped else "not running")

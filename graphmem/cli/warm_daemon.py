@@ -13,7 +13,7 @@ import os
 from ..config import Settings
 from ..errors import GraphMemError
 
-__all__ = ["start_warm_daemon", "stop_warm_daemon", "warm_daemon_wanted"]
+__all__ = ["start_warm_daemon", "warm_daemon_wanted"]
 
 _OFF = ("0", "false", "no", "off")
 
@@ -41,10 +41,3 @@ def start_warm_daemon(settings: Settings, *, wait: float = 30.0) -> str | None:
     return (f"warm daemon running (pid {info.pid}): read commands and hooks answer through it in about 0.1 s "
             "(`graphmem daemon stop` stops it; GRAPHMEM_UP_DAEMON=0 leaves it out)")
 
-
-def stop_warm_daemon(settings: Settings) -> bool:
-    """Stop the daemon of ``settings.home`` if one runs (before its Neo4j stops: the daemon would
-    start a stopped managed server again for the next hook). Whether one was stopped."""
-    from ..runtime.daemon_control import stop_daemon
-
-    return stop_daemon(settings.home)

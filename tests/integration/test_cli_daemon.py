@@ -93,13 +93,20 @@ def _age(memory: GraphMemory, sid: str, scope_key: str) -> None:
                                 at=datetime.now(UTC) - timedelta(days=10))
 
 
+def _seeded_daemon(target: Neo4jTarget, memory: GraphMemory, namespace: str,
+                   home: Path) -> tuple[str, str, dict[str, str]]:
+    """The seeded data's directory and session, and the environment of a daemon started on it."""
+    cwd, sid = _seed(memory, namespace)
+    env = hook_env(target, home)
+    r = graphmem(env, "daemon", "start", "--wait", "120")
+    assert r.returncode == 0, r.stderr
+    return cwd, sid, env
+
+
 def test_read_commands_print_the_same_through_the_daemon(
     neo4j_target: Neo4jTarget, memory: GraphMemory, namespace: str, daemon_home: Path, tmp_path: Path
 ) -> None:
-    cwd, sid = _seed(memory, namespace)
-    env = hook_env(neo4j_target, daemon_home)
-    r = graphmem(env, "daemon", "start", "--wait", "120")
-    assert r.returncode == 0, r.stderr
+    cwd, sid, env = _seeded_daemon(neo4j_target, memory, namespace, daemon_home)
     here = tmp_path / "elsewhere"
     here.mkdir()
     both = Both(env, daemon_home, here)
@@ -158,10 +165,7 @@ def test_read_commands_print_the_same_through_the_daemon(
 def test_other_settings_run_in_the_clients_process(
     neo4j_target: Neo4jTarget, memory: GraphMemory, namespace: str, daemon_home: Path, tmp_path: Path
 ) -> None:
-    cwd, sid = _seed(memory, namespace)
-    env = hook_env(neo4j_target, daemon_home)
-    r = graphmem(env, "daemon", "start", "--wait", "120")
-    assert r.returncode == 0, r.stderr
+    cwd, sid, env = _seeded_daemon(neo4j_target, memory, namespace, daemon_home)
     for extra in ({"GRAPHMEM_DAEMON_IDLE": "999"}, {"LC_ALL": "fr_FR.UTF-8"}):
         r = subprocess.run([*_GRAPHMEM, "sessions", "list", "--cwd", cwd, "--ids"], capture_output=True, text=True,
                            env={**env, **extra}, timeout=300)

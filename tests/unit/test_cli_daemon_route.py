@@ -18,8 +18,10 @@ from graphmem.cli.common import absolute, in_process, working_dir
 from graphmem.cli.daemon_route import routed, through_daemon, wants_daemon
 from graphmem.config import Settings
 from graphmem.runtime.client import CLI_ENV, PROTOCOL, daemon_request, env_key
-from graphmem.runtime.daemon import Daemon, _Handler, _Server
+from graphmem.runtime.daemon import Daemon
 from graphmem.runtime.daemon_cli import ThreadCapture, capture_output
+
+from .test_daemon_socket import served
 
 
 @pytest.mark.parametrize(("argv", "expected"), [
@@ -148,17 +150,11 @@ def serving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[D
     daemon = Daemon(home, Settings(home=home, embedder="none"), worker=False, idle_timeout=0,
                     cli_runner=_fake_runner)
     daemon._embedder_settled.set()  # what the warm-up does when no embedder is configured
-    server = _Server(str(daemon.socket), _Handler)
-    server.owner = daemon
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
     real_out, real_err = sys.stdout, sys.stderr
     try:
-        yield daemon, home
+        with served(daemon):
+            yield daemon, home
     finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
         sys.stdout, sys.stderr = real_out, real_err  # the daemon installed its capturing streams
 
 

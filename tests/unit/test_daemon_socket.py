@@ -8,6 +8,7 @@ import socket
 import stat
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -96,12 +97,19 @@ def serving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[D
     home.mkdir(mode=0o700)
     monkeypatch.setenv("GRAPHMEM_HOME", str(home))
     daemon = Daemon(home, Settings(home=home, embedder="none"), worker=False, idle_timeout=0)
+    with served(daemon):
+        yield daemon, home
+
+
+@contextmanager
+def served(daemon: Daemon) -> Iterator[None]:
+    """``daemon``'s socket server answering in a thread until the block ends."""
     server = _Server(str(daemon.socket), _Handler)  # listening once constructed
     server.owner = daemon
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
-        yield daemon, home
+        yield
     finally:
         server.shutdown()
         server.server_close()
