@@ -166,7 +166,7 @@ def store_turn(
     rows = db.write_autocommit(
         "turns/append",
         {"sessionId": sid, "rows": [row]},
-        recover=lambda: db.read("turns/stored_index", turnId=row["id"]) or None,
+        recover=lambda: db.read_leader("turns/stored_index", turnId=row["id"]) or None,
     )
     if not rows:
         raise SessionNotFound(session_id)
@@ -207,7 +207,10 @@ def import_turns(
     in_flight: Future[tuple[int, int]] | None = None
 
     def send(rows: list[dict[str, Any]]) -> tuple[int, int]:
-        out = db.write("turns/append", sessionId=sid, rows=rows)
+        # the batch's turn ids tell whether a batch whose commit reply was lost landed
+        ids = [r["id"] for r in rows]
+        out = db.write_checked("turns/append", {"sessionId": sid, "rows": rows},
+                               landed=lambda: db.read_leader("turns/landed", ids=ids) or None)
         n = int(out[0]["created"]) if out else 0
         return n, len(rows) - n
 

@@ -95,7 +95,7 @@ def observe(db: Database, channel: str, author: str, text: str, timestamp: datet
     params = {"id": mid, "room": _name(channel, "channel"), "author": _name(author, "author"), "text": body,
               "at": when(timestamp)}
     # one auto-commit round trip; after a lost connection the message is looked up before it is written again
-    db.write_autocommit("live/observe", params, recover=lambda: db.read("live/observed", id=mid) or None)
+    db.write_autocommit("live/observe", params, recover=lambda: db.read_leader("live/observed", id=mid) or None)
     return mid
 
 

@@ -275,6 +275,47 @@ class Database:
         """The wait between two attempts of :meth:`_autocommit`."""
         time.sleep(seconds)
 
+    def read_leader(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run a read statement on the member that takes writes (the leader of a cluster; the only
+        server otherwise). What a write whose reply was lost checks: a follower may not have that
+        write yet, the leader has it if it landed."""
+        self.statements.check_params(name, frozenset(params))
+        return self._autocommit(name, params, neo4j.WRITE_ACCESS, read_only=True)
+
+    def write_checked(
+        self,
+        name: str,
+        params: dict[str, Any],
+        *,
+        landed: Callable[[], list[dict[str, Any]] | None],
+    ) -> list[dict[str, Any]]:
+        """Run a write statement in its own managed transaction, like :meth:`write`, for a write that
+        must not be applied twice (it creates nodes by the ids the caller made for them).
+
+        The driver runs a managed transaction again after a transient error, a leader switch or a
+        connection lost before the commit. When the connection is lost while the commit's reply is
+        on its way, the outcome is unknown and the driver gives up; this then asks ``landed()``
+        (that write's rows if it landed, else ``None``, read on the leader) and runs the write again
+        only if it did not land, within ``max_retry_time``."""
+        self.statements.check_params(name, frozenset(params))
+        text, values = self.statements.query(name), lean_params(params)
+        deadline = time.monotonic() + self.max_retry_time
+        delay = 0.05
+        while True:
+            try:
+                records, _, _ = self._execute(text, values, RoutingControl.WRITE)
+                return _rows(records)
+            except nex.IncompleteCommit as e:
+                if time.monotonic() + delay > deadline:
+                    raise _translate(e) from e
+            except (nex.Neo4jError, nex.DriverError, ConnectionError, OSError) as e:
+                raise _translate(e) from e
+            self._pause(delay * (0.5 + random.random()))
+            delay = min(delay * 2, 1.0)
+            rows = landed()
+            if rows is not None:
+                return rows
+
     def write_autocommit(
         self,
         name: str,

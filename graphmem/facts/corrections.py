@@ -25,10 +25,9 @@ from datetime import datetime, timedelta
 
 from ..db import Database, DeferredWrites
 from ..embedding import Embedder
-from ..models import utcnow
 from .judge import FactJudge, remember_judged
 from .model import Fact, RememberResult, Scope, ScopeLike
-from .store import _scopes, _subjects, facts_about, remember
+from .store import _scopes, _subjects, facts_about, remember, retire_fact
 
 __all__ = ["KINDS", "facts_as_of", "remember_correcting", "retire_contradicted", "statement_kind"]
 
@@ -73,7 +72,7 @@ def retire_contradicted(db: Database, fact: Fact, *, now: datetime | None = None
                 continue
             if not _names(subject, old.content):
                 continue
-            if db.write("corrections/retire", newId=fact.id, oldId=old.id, now=now or utcnow(), rule=f"kind:{kind}"):
+            if retire_fact(db, fact.id, old.id, rule=f"kind:{kind}", now=now):
                 retired[old.id] = old
     return list(retired.values())
 

@@ -26,12 +26,11 @@ from ..config import Settings
 from ..db import Database, DeferredWrites
 from ..embedding import Embedder
 from ..errors import ProviderError
-from ..models import utcnow
 from ..providers.openai_client import make_openai_client
 from ..providers.retry import RetryPolicy, call_with_retry
 from ..providers.usage import LLMUsage, UsageSink, usage_of
 from .model import Fact, RememberResult, Scope
-from .store import facts_about, search_facts
+from .store import facts_about, retire_fact, search_facts
 
 if TYPE_CHECKING:
     import openai
@@ -158,9 +157,7 @@ def _decided(db: Database, decision: JudgeDecision, by_id: dict[str, Fact],
     result = store(False)
     retire = (decision.action == "update" and decision.target is not None and result.action == "inserted"
               and decision.target != result.fact.id)
-    if retire and db.write("corrections/retire", newId=result.fact.id, oldId=decision.target, now=utcnow(),
-                           rule="llm"):
-        assert decision.target is not None
+    if retire and decision.target is not None and retire_fact(db, result.fact.id, decision.target, rule="llm"):
         old = by_id[decision.target]
         return RememberResult("updated", result.fact, previous=old, reason=f"llm: {decision.reason}".strip(),
                               retired=[old])

@@ -59,6 +59,7 @@ __all__ = [
     "get_fact",
     "list_facts",
     "remember",
+    "retire_fact",
     "search_facts",
 ]
 
@@ -198,7 +199,7 @@ def remember(
     def recover() -> list[dict[str, Any]] | None:
         # the connection was lost mid-statement: its new fact tells whether the write landed (a call
         # that kept a fact writes nothing new; running it again does the same)
-        return db.read("facts/remember_landed", id=params["id"]) or None
+        return db.read_leader("facts/remember_landed", id=params["id"]) or None
 
     def first(search: bool) -> RememberResult | None:
         # the usual case in one round trip: one auto-commit statement that decides and writes
@@ -322,6 +323,16 @@ def list_facts(
         rows = db.read("facts/list", scopeKeys=keys, type=type, subject=names[0] if names else None,
                        minImportance=min_importance, since=since, order=order, limit=limit)
     return [Fact.from_row(r["fact"]) for r in rows]
+
+
+def retire_fact(db: Database, new_id: str, old_id: str, *, rule: str, now: datetime | None = None) -> bool:
+    """Retire the current fact ``old_id``, corrected by the newer fact ``new_id`` of its scope (kept as
+    history behind SUPERSEDES); False when either is not current. Applied once: after a commit whose
+    reply was lost, the SUPERSEDES edge tells whether it landed."""
+    params = {"newId": new_id, "oldId": old_id, "now": now or utcnow(), "rule": rule}
+    rows = db.write_checked("corrections/retire", params,
+                            landed=lambda: db.read_leader("corrections/retired", newId=new_id, oldId=old_id) or None)
+    return bool(rows)
 
 
 def facts_about(db: Database, subject: str, *, scopes: Sequence[ScopeLike] | ScopeLike | None = None,

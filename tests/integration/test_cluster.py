@@ -69,7 +69,8 @@ _READ_SITES: dict[str, set[str]] = {}
 
 
 def _is_read_site(file: str, name: str) -> bool:
-    """Whether ``file`` sends ``name`` through ``.read(`` (the only method routed as a read)."""
+    """Whether ``file`` sends ``name`` through ``.read(`` or ``.read_leader(`` (a read statement, sent to
+    the leader)."""
     if file not in _READ_SITES:
         import ast
 
@@ -77,7 +78,7 @@ def _is_read_site(file: str, name: str) -> bool:
         tree = ast.parse((root / file).read_text(encoding="utf-8"))
         _READ_SITES[file] = {
             n.args[0].value for n in ast.walk(tree)
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "read"
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("read", "read_leader")
             and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)
         }
     return name in _READ_SITES[file]

@@ -19,7 +19,8 @@ from ..support import TESTING
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-CALL_METHODS = {"read", "write", "raw", "run"}
+CALL_METHODS = {"read", "read_leader", "write", "raw", "run", "write_autocommit", "write_checked"}
+DICT_PARAMS = {"raw", "write_autocommit", "write_checked"}  # parameters as a dict, the second argument
 CODE = ("graphmem", "devtools/graphmem_devtools", "tests")
 ROOTS: dict[str, Statements] = {"graphmem": cypher.statements(), "devtools": DEVTOOLS, "tests": TESTING}
 
@@ -62,9 +63,11 @@ def _call_sites() -> list[tuple[str, int, str, set[str] | None]]:
                 continue
             if any(kw.arg is None for kw in node.keywords):
                 kws = None
-            elif node.func.attr == "raw" and len(node.args) > 1:
+            elif node.func.attr in DICT_PARAMS and len(node.args) > 1:
                 arg = node.args[1]
-                kws = {k.value for k in arg.keys if isinstance(k, ast.Constant)} if isinstance(arg, ast.Dict) else None
+                dict_keys = arg.keys if isinstance(arg, ast.Dict) else [None]
+                kws = ({k.value for k in dict_keys if isinstance(k, ast.Constant)}
+                       if all(isinstance(k, ast.Constant) for k in dict_keys) else None)
             else:
                 kws = {kw.arg for kw in node.keywords if kw.arg is not None}
             sites.append((str(path.relative_to(ROOT)), node.lineno, first.value, kws))
