@@ -330,7 +330,16 @@ class ManagedServer:
             st = ServerState(**data)
         except (OSError, ValueError, TypeError):
             return None
-        return st if _pid_alive(st.pid) else None
+        return st if _pid_alive(st.pid) and self._runs_here(st.pid) else None
+
+    def _runs_here(self, pid: int) -> bool:
+        """Whether ``pid`` is this server's JVM, not another process that got its pid after a reboot
+        or a crash (where ``/proc`` cannot tell, the pid is trusted)."""
+        try:
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            return True
+        return f"--home-dir={self.server_dir}".encode() in args
 
     def _bolt_ready(self, st: ServerState, password: str) -> bool:
         from neo4j import GraphDatabase

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from graphmem.neo4j_local.auth import auth_line, write_initial_password
-from graphmem.neo4j_local.server import link_or_copy
+from graphmem.neo4j_local.server import ManagedServer, link_or_copy
 from graphmem.neo4j_local.sizing import GiB, MiB, format_size, parse_size, plan_memory, store_bytes
 
 
@@ -100,3 +101,14 @@ def test_jars_are_hard_linked_or_copied_across_file_systems(tmp_path: Path, monk
     link_or_copy(src, tmp_path / "copied.jar")
     copied = tmp_path / "copied.jar"
     assert copied.read_bytes() == b"PK jar" and not copied.is_symlink() and not os.path.samefile(src, copied)
+
+
+def test_a_recorded_pid_now_held_by_another_process_is_not_the_server(tmp_path: Path) -> None:
+    """After a reboot or a crash, server.json may name a pid that another process now has: that
+    process is neither waited for nor stopped."""
+    server = ManagedServer(tmp_path, "2026.08.1")
+    server.state_file.parent.mkdir(parents=True, exist_ok=True)
+    server.state_file.write_text(json.dumps({"version": "2026.08.1", "pid": os.getpid(), "bolt_port": 1,
+                                             "http_port": 2, "java_home": "/nowhere", "started_at": 0.0}))
+    assert server.state() is None
+    assert server.stop() is False
