@@ -114,7 +114,7 @@ def _summary_turns(fake: FakeOpenAIServer, answered: bool = False) -> list[str]:
 
 
 def _wait(cond: Callable[[], bool], what: str, procs: dict[str, subprocess.Popen[bytes]], tmp: Path,
-          fakes: dict[str, FakeOpenAIServer], timeout: float = 180.0) -> None:
+          fakes: dict[str, FakeOpenAIServer], state: Callable[[], object] = lambda: "", timeout: float = 180.0) -> None:
     """Block until ``cond`` holds: checked at each request or answer of the hosts' LLM servers
     (they share one condition), each line a worker logs and each worker's exit. ``timeout`` only
     fails a hung test."""
@@ -122,7 +122,7 @@ def _wait(cond: Callable[[], bool], what: str, procs: dict[str, subprocess.Popen
         return any(p.poll() is not None for p in procs.values())
 
     if not fakes[HOSTS[0]].wait_until(lambda: cond() or exited(), timeout):
-        raise AssertionError(f"timed out waiting for {what}")
+        raise AssertionError(f"timed out waiting for {what} {state()}")
     for host, p in procs.items():
         if p.poll() is not None:
             raise AssertionError(f"worker {host} exited ({p.returncode}) before {what}: {_log(tmp, host)}")
@@ -194,7 +194,8 @@ def test_hosts_share_one_database_and_a_killed_host_loses_nothing(
         total = {lvl: n * SESSIONS for lvl, n in EXPECTED.items()}
         # every summary asked for and answered: a SIGTERM lets each worker finish its job in hand
         _wait(lambda: sum(len(_summary_requests(fakes[h], answered=True)) for h in SURVIVORS) >= sum(total.values()),
-              f"the LLM answers for every summary {total}", procs, tmp_path, fakes)
+              f"the LLM answers for every summary {total}; now", procs, tmp_path, fakes,
+              lambda: (dict(levels()), [j for f in forests() for j in f["jobs"]]))
         stats = {}
         for host in SURVIVORS:
             p = procs[host]
