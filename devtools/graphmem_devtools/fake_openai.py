@@ -6,7 +6,9 @@ It serves ``POST /v1/embeddings`` (deterministic vectors derived from a hash of 
 honouring ``dimensions`` and ``encoding_format``) and ``POST /v1/chat/completions`` (a valid
 ``ConversationSummary`` JSON by default, or any content). Faults are injected by scripting the
 next replies of a path (429 with Retry-After, 5xx, 401, stalls, invalid JSON, refusals) or by a
-seeded random-failure mode. Every request is recorded (path, headers, JSON body, time, status).
+seeded random-failure mode. Every request is recorded (path, headers, JSON body, time, status,
+whether its answer was sent), and :meth:`FakeOpenAIServer.wait_until` blocks until a condition on
+them holds, woken by each request and each answer (tests wait on what a client did, not on time).
 
 Usage::
 
@@ -24,10 +26,11 @@ import hashlib
 import json
 import random
 import struct
+import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -158,6 +161,8 @@ class RecordedRequest:
     body: Any
     time: float
     status: int | None = None
+    answered: bool = False
+    """Whether the whole answer was written to the client."""
     fault: str | None = None
     """The random fault injected into this answer (``429``, ``500``, ``stall``...), else None."""
 
@@ -189,9 +194,11 @@ class _Handler(BaseHTTPRequestHandler):
         record.status = status
         if delay > 0 and fake._stop.wait(delay):
             return
-        self._send(status, payload, headers)
+        if self._send(status, payload, headers):
+            record.answered = True
+            fake.notify()
 
-    def _send(self, status: int, payload: Any, headers: dict[str, str]) -> None:
+    def _send(self, status: int, payload: Any, headers: dict[str, str]) -> bool:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         try:
             self.send_response(status)
@@ -201,8 +208,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(k, v)
             self.end_headers()
             self.wfile.write(data)
+            self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
-            pass  # the client gave up (timeout): expected for stalls
+            return False  # the client gave up (timeout): expected for stalls
+        return True
 
 
 class _Server(ThreadingHTTPServer):
@@ -227,9 +236,12 @@ class FakeOpenAIServer:
         failure_kinds: Sequence[str] = ("429", "500", "stall"),
         stall_seconds: float = 2.0,
         host: str = "127.0.0.1",
+        changed: threading.Condition | None = None,
     ) -> None:
         """``api_key=None`` accepts any key; otherwise other keys get 401. ``default_dimensions``
-        is used for unknown embedding models when the request has no ``dimensions``.
+        is used for unknown embedding models when the request has no ``dimensions``. ``changed``:
+        the condition notified on each request and answer (pass one to several servers to wait on
+        all of them at once).
         """
         if host not in _LOOPBACK:
             raise ValueError("the fake OpenAI server only listens on loopback addresses")
@@ -247,6 +259,7 @@ class FakeOpenAIServer:
         self._scripts: dict[str, deque[Reply]] = {}
         self._requests: list[RecordedRequest] = []
         self._stop = threading.Event()
+        self._changed = changed if changed is not None else threading.Condition()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -318,6 +331,31 @@ class FakeOpenAIServer:
     def count(self, path: str | None = None) -> int:
         return len(self.requests(path))
 
+    def answered(self, path: str | None = None) -> list[RecordedRequest]:
+        """The recorded requests whose answer was sent."""
+        return [r for r in self.requests(path) if r.answered]
+
+    def notify(self) -> None:
+        """Wake the callers of :meth:`wait_until` to check their condition again."""
+        with self._changed:
+            self._changed.notify_all()
+
+    def notify_on_exit(self, proc: subprocess.Popen[Any]) -> None:
+        """Wake the callers of :meth:`wait_until` when ``proc`` (a client of this server) exits."""
+
+        def watch() -> None:
+            proc.wait()
+            self.notify()
+
+        threading.Thread(target=watch, name=f"fake-openai-watch-{proc.pid}", daemon=True).start()
+
+    def wait_until(self, condition: Callable[[], bool], timeout: float) -> bool:
+        """Block until ``condition()`` holds, checked now and again on each request received, each
+        answer sent and each :meth:`notify`; False when ``timeout`` seconds pass first (a safety
+        net against a hung client, not a measure)."""
+        with self._changed:
+            return self._changed.wait_for(condition, timeout)
+
     def reset(self) -> None:
         """Forget recorded requests and pending scripts."""
         with self._lock:
@@ -329,6 +367,7 @@ class FakeOpenAIServer:
     def _record(self, record: RecordedRequest) -> None:
         with self._lock:
             self._requests.append(record)
+        self.notify()
 
     def _next_reply(self, path: str) -> Reply | None:
         with self._lock:

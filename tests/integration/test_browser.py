@@ -16,9 +16,10 @@ import base64
 import itertools
 import json
 import os
+import re
 import shutil
 import subprocess
-import time
+import threading
 import urllib.request
 import zipfile
 from collections.abc import Iterator
@@ -41,7 +42,38 @@ CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
-TIMEOUT = 90.0  # seconds for each wait: the CI machine has 2 shared cores
+TIMEOUT = 90.0  # seconds before a wait fails as hung: the CI machine has 2 shared cores
+STILL_FRAMES = 30  # animation frames without a node moving: the force layout has stopped
+
+_WAIT_JS = """new Promise((resolve, reject) => {
+  let last = null;
+  const check = () => {
+    try { const value = (%(expression)s); if (value) { done(); resolve(value); } }
+    catch (e) { last = String(e); }
+  };
+  const observer = new MutationObserver(check);
+  const timer = setTimeout(() => { done(); reject(new Error('timed out: ' + (last || 'still false'))); }, %(ms)d);
+  const done = () => { observer.disconnect(); clearTimeout(timer); };
+  observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  check();
+})"""
+"""Resolves with the expression's value once it is truthy: checked now and after each change of the
+page (a MutationObserver), never on a timer; the timer only ends a hung wait."""
+
+_STILL_JS = """new Promise((resolve, reject) => {
+  let before = null, still = 0;
+  const timer = setTimeout(() => reject(new Error('the nodes never stopped moving')), %(ms)d);
+  const frame = () => {
+    const now = Array.from(%(root)s.querySelectorAll('svg g.node'))
+      .map(g => g.getAttribute('transform')).join(';');
+    still = now === before ? still + 1 : 0;
+    before = now;
+    if (still >= %(frames)d) { clearTimeout(timer); resolve(true); } else requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+})"""
+"""Resolves once no node of the graph view under ``root`` has moved for ``frames`` animation frames
+in a row (the force simulation moves them on every frame while it runs)."""
 
 
 # -- a minimal Chrome DevTools Protocol client -------------------------------------------------
@@ -58,20 +90,34 @@ class Chromium:
         self.proc = subprocess.Popen(
             [exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--remote-debugging-address=127.0.0.1",
              "--remote-debugging-port=0", f"--window-size={width},{height}", "about:blank"],
-            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
         )
-        port_file = profile / "DevToolsActivePort"
-        deadline = time.monotonic() + TIMEOUT
-        while not (port_file.is_file() and port_file.read_text().strip()):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.close()
-                raise RuntimeError(f"chromium did not start; see {profile / 'chromium.log'}")
-            time.sleep(0.1)
-        port = int(port_file.read_text().split()[0])
+        # its output goes to the log; the line announcing the DevTools endpoint (or the end of the
+        # output: it exited) releases the wait
+        self._endpoint: str | None = None
+        self._announced = threading.Event()
+        self._reader = threading.Thread(target=self._read_output, name="chromium-output", daemon=True)
+        self._reader.start()
+        if not self._announced.wait(TIMEOUT) or self._endpoint is None:
+            self.close()
+            raise RuntimeError(f"chromium did not start; see {profile / 'chromium.log'}")
+        port = int(urlparse(self._endpoint).port or 0)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30) as r:
             page = next(t for t in json.load(r) if t["type"] == "page")
-        self.ws = websocket.create_connection(page["webSocketDebuggerUrl"], suppress_origin=True, timeout=TIMEOUT)
+        # (a wait resolves or gives up within TIMEOUT: the socket allows that and some more)
+        self.ws = websocket.create_connection(page["webSocketDebuggerUrl"], suppress_origin=True,
+                                              timeout=TIMEOUT + 30)
         self._ids = itertools.count(1)
+
+    def _read_output(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.log.write(line)
+            self.log.flush()
+            if self._endpoint is None and (m := re.search(rb"DevTools listening on (ws://\S+)", line)):
+                self._endpoint = m.group(1).decode()
+                self._announced.set()
+        self._announced.set()
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
         n = next(self._ids)
@@ -91,14 +137,21 @@ class Chromium:
         return r["result"].get("value")
 
     def wait(self, expression: str, what: str, timeout: float = TIMEOUT) -> Any:
-        deadline = time.monotonic() + timeout
+        """The value of ``expression`` once it is truthy, re-checked in the page at each DOM change."""
         while True:
-            value = self.js(expression)
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-            time.sleep(0.25)
+            try:
+                return self.js(_WAIT_JS % {"expression": expression, "ms": timeout * 1000})
+            except RuntimeError as e:
+                if "context was destroyed" in str(e) or "navigated" in str(e):
+                    continue  # a navigation replaced the document: wait in the new one
+                raise AssertionError(f"waiting for {what}: {e}") from e
+
+    def wait_still(self, root: str, what: str, frames: int = STILL_FRAMES, timeout: float = TIMEOUT) -> None:
+        """Wait until the graph view under ``root`` has stopped moving."""
+        try:
+            self.js(_STILL_JS % {"root": root, "frames": frames, "ms": timeout * 1000})
+        except RuntimeError as e:
+            raise AssertionError(f"waiting for {what}: {e}") from e
 
     def type_into(self, selector: str, text: str) -> None:
         self.js(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); e.focus(); "
@@ -118,6 +171,7 @@ class Chromium:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(20)
+        self._reader.join(20)  # the output ends with the process
         self.log.close()
 
 
@@ -214,7 +268,7 @@ def test_browser_shows_a_session_graph(
     overview = c.js(f"{newest}.innerText")
     for label in ("Session (1)", "Turn (3)", "ToolCall (3)", "NEXT (2)", "HAS_TOOL_CALL (3)"):
         assert label in overview, f"{label} not in the overview:\n{overview[:800]}"
-    time.sleep(2)  # let the force layout settle for the picture
+    c.wait_still(newest, "the force layout to settle for the picture")
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / f"browser-session-turns-{neo4j_target.version}.png"
     c.screenshot(shot)

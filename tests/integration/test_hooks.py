@@ -9,14 +9,16 @@ on stderr with exit code 0; ``graphmem hooks install/uninstall`` keep other hook
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import select
 import shutil
+import signal
 import socket
 import stat
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -108,12 +110,40 @@ def source_ids(memory: GraphMemory, sid: str) -> list[str | None]:
     return [t.source_id for t in memory.load_session(sid).turns]
 
 
+def _daemon_processes(h: Path) -> list[int]:
+    """The ``graphmem daemon run`` processes whose GRAPHMEM_HOME is ``h`` (one a hook spawned that
+    is still starting up included: it has written no pid file yet)."""
+    home = f"GRAPHMEM_HOME={h}".encode()
+    pids = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            args = (d / "cmdline").read_bytes().split(b"\0")
+            if b"daemon" in args and b"run" in args and home in (d / "environ").read_bytes().split(b"\0"):
+                pids.append(int(d.name))
+        except OSError:  # gone, or not ours
+            continue
+    return pids
+
+
 def stop_test_daemon(h: Path) -> None:
-    """Stop the daemon a hook of this test started, waiting for one still starting up."""
-    deadline = time.monotonic() + 90
-    while (h / "daemon.starting").exists() and not (h / "daemon.pid").exists() and time.monotonic() < deadline:
-        time.sleep(0.2)
+    """Stop the daemon a hook of this test started: asked the usual way; one still starting up (or
+    not answering) is sent SIGTERM and waited for on a pidfd (readable once it has exited)."""
     stop_daemon(h)
+    for pid in _daemon_processes(h):
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue
+        try:
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                with contextlib.suppress(ProcessLookupError):
+                    signal.pidfd_send_signal(fd, sig)
+                if select.select([fd], [], [], 60)[0]:  # (the timeout only ends a hung shutdown)
+                    break
+        finally:
+            os.close(fd)
 
 
 @pytest.fixture

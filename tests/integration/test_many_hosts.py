@@ -14,7 +14,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -71,37 +71,61 @@ def _spawn(target: Neo4jTarget, home: Path, namespace: str, host: str, fake: Fak
         "GRAPHMEM_OPENAI_BASE_URL": fake.base_url, "GRAPHMEM_OPENAI_API_KEY": fake.api_key,
         "GRAPHMEM_SUMMARY_BATCH_CHARS": "0", "GRAPHMEM_ROLLUP_THRESHOLD_CHARS": str(ROLLUP_CHARS),
     })
-    with open(home / "worker.log", "wb") as log:
-        return subprocess.Popen(
+    read_end, write_end = os.pipe()
+    try:
+        proc = subprocess.Popen(
             [sys.executable, "-c", CLI, "worker", "run", "--cwd", namespace, "--id", host, "--quiet", "--nice", "0",
              "--json", *flags],
-            env=env, stdout=subprocess.PIPE, stderr=log,
+            env=env, stdout=subprocess.PIPE, stderr=write_end,
         )
+    finally:
+        os.close(write_end)
+
+    def copy_log() -> None:
+        """Its stderr into worker.log, waking the test's waits at each line and when it exits."""
+        with open(read_end, "rb") as err, open(home / "worker.log", "wb") as log:
+            for line in err:
+                log.write(line)
+                log.flush()
+                fake.notify()
+        proc.wait()
+        fake.notify()
+
+    threading.Thread(target=copy_log, name=f"{host}-log", daemon=True).start()
+    return proc
 
 
-def _summary_turns(fake: FakeOpenAIServer) -> list[str]:
-    """The user messages of the level-1 summary requests this LLM server received (fact extraction
-    and roll-up requests left out)."""
+def _summary_requests(fake: FakeOpenAIServer, answered: bool = False) -> list[Any]:
+    """The summary and roll-up requests this LLM server received (or answered), fact extraction
+    left out."""
+    return [r for r in (fake.answered if answered else fake.requests)("chat/completions")
+            if ((r.body or {}).get("response_format") or {}).get("json_schema", {}).get("name")
+            == "ConversationSummary"]
+
+
+def _summary_turns(fake: FakeOpenAIServer, answered: bool = False) -> list[str]:
+    """The user messages of the level-1 summary requests this LLM server received (or answered)
+    (fact extraction and roll-up requests left out)."""
     out = []
-    for r in fake.requests("chat/completions"):
-        fmt = (r.body or {}).get("response_format") or {}
-        if fmt.get("json_schema", {}).get("name") != "ConversationSummary":
-            continue
+    for r in _summary_requests(fake, answered):
         text = json.dumps(r.body["messages"])
         out += [m for s in range(SESSIONS) for i in range(TURNS) if (m := _marker(s, i)) in text]
     return out
 
 
-def _wait(cond: Callable[[], bool], timeout: float, what: str, procs: dict[str, subprocess.Popen[bytes]],
-          tmp: Path, state: Callable[[], object] = lambda: "") -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        for host, p in procs.items():
-            if p.poll() is not None:
-                raise AssertionError(f"worker {host} exited ({p.returncode}) before {what}: {_log(tmp, host)}")
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what} {state()}")
-        time.sleep(0.1)
+def _wait(cond: Callable[[], bool], what: str, procs: dict[str, subprocess.Popen[bytes]], tmp: Path,
+          fakes: dict[str, FakeOpenAIServer], state: Callable[[], object] = lambda: "", timeout: float = 180.0) -> None:
+    """Block until ``cond`` holds: checked at each request or answer of the hosts' LLM servers
+    (they share one condition), each line a worker logs and each worker's exit. ``timeout`` only
+    fails a hung test."""
+    def exited() -> bool:
+        return any(p.poll() is not None for p in procs.values())
+
+    if not fakes[HOSTS[0]].wait_until(lambda: cond() or exited(), timeout):
+        raise AssertionError(f"timed out waiting for {what} {state()}")
+    for host, p in procs.items():
+        if p.poll() is not None:
+            raise AssertionError(f"worker {host} exited ({p.returncode}) before {what}: {_log(tmp, host)}")
 
 
 def _log(tmp: Path, host: str) -> str:
@@ -121,8 +145,9 @@ def sessions(memory: GraphMemory, namespace: str) -> list[str]:
 
 @pytest.fixture
 def fakes() -> Iterator[dict[str, FakeOpenAIServer]]:
+    changed = threading.Condition()  # one for all: a wait can watch every host's server
     with ExitStack() as stack:
-        yield {h: stack.enter_context(FakeOpenAIServer()) for h in HOSTS}
+        yield {h: stack.enter_context(FakeOpenAIServer(changed=changed)) for h in HOSTS}
 
 
 def test_hosts_share_one_database_and_a_killed_host_loses_nothing(
@@ -148,14 +173,15 @@ def test_hosts_share_one_database_and_a_killed_host_loses_nothing(
         # the other hosts start at the same time, paused until the victim holds its job
         for host in SURVIVORS:
             procs[host] = _spawn(neo4j_target, tmp_path / host, namespace, host, fakes[host], "--paused")
-        _wait(lambda: bool(_summary_turns(fakes[VICTIM])) and bool(running(VICTIM)), 90,
-              "the victim to claim a job and call its LLM", procs, tmp_path)
-        _wait(lambda: all(f"worker {h} started" in _log(tmp_path, h) for h in SURVIVORS), 90,
-              "the other hosts to start (their signal handlers in place)", procs, tmp_path)
+        _wait(lambda: bool(_summary_turns(fakes[VICTIM])), "the victim to call its LLM", procs, tmp_path, fakes)
+        assert running(VICTIM)  # its job claimed (committed) before the call
+        _wait(lambda: all(f"worker {h} started" in _log(tmp_path, h) for h in SURVIVORS),
+              "the other hosts to start (their signal handlers in place)", procs, tmp_path, fakes)
         for host in SURVIVORS:
             procs[host].send_signal(signal.SIGUSR2)  # resume
         # kill it while the other hosts are busy
-        _wait(lambda: levels()[1] >= 6, 90, "the other hosts to write summaries", procs, tmp_path)
+        _wait(lambda: sum(len(_summary_turns(fakes[h], answered=True)) for h in SURVIVORS) >= 6,
+              "the other hosts to summarize turns", procs, tmp_path, fakes)
         [held] = running(VICTIM)
         victim = procs[VICTIM]
         os.kill(victim.pid, signal.SIGKILL)
@@ -166,8 +192,9 @@ def test_hosts_share_one_database_and_a_killed_host_loses_nothing(
         # its lease is over (expired here instead of waited for): another host takes the job again
         assert support_db(database).write("testing/expire_lease", jobId=held["id"])[0]["expired"] == 1
         total = {lvl: n * SESSIONS for lvl, n in EXPECTED.items()}
-        _wait(lambda: levels() == total and not any(f["jobs"] for f in forests()), 120,
-              f"every summary {total} to be written; now", procs, tmp_path,
+        # every summary asked for and answered: a SIGTERM lets each worker finish its job in hand
+        _wait(lambda: sum(len(_summary_requests(fakes[h], answered=True)) for h in SURVIVORS) >= sum(total.values()),
+              f"the LLM answers for every summary {total}; now", procs, tmp_path, fakes,
               lambda: (dict(levels()), [j for f in forests() for j in f["jobs"]]))
         stats = {}
         for host in SURVIVORS:

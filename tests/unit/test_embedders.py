@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
-import time
+import types
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from email.utils import formatdate
@@ -298,13 +298,17 @@ def test_backoff_is_jittered_exponential_and_capped() -> None:
         RetryPolicy(max_attempts=0)
 
 
-def test_retry_max_elapsed_bounds_the_time(server: FakeOpenAIServer) -> None:
+def test_retry_max_elapsed_bounds_the_time(server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
     server.script("embeddings", *[server_error()] * 50)
     waits: list[float] = []
+    clock = [1000.0]  # the retry loop's monotonic clock: only the waits advance it
+    import tenacity
 
-    def sleep(seconds: float) -> None:  # really waits: max_elapsed counts real time
+    monkeypatch.setattr(tenacity, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+
+    def sleep(seconds: float) -> None:
         waits.append(seconds)
-        time.sleep(seconds)
+        clock[0] += seconds
 
     policy = RetryPolicy(max_attempts=50, initial_backoff=0.2, multiplier=1.0, jitter=0.0, max_elapsed=0.5,
                          sleep=sleep)
