@@ -155,7 +155,8 @@ def _run(args: argparse.Namespace) -> int:
                 "with graphmem preloaded, two at a time, each SIGKILLed at a uniform random 0.05-1.2 s after it is "
                 "connected and about to plan/claim (its start-up is not counted), lease 1 s; a job whose lease "
                 "expired 25 times is failed by the crash-loop guard (visible in `graphmem worker status`) and "
-                "retried with `retry-failed` before the catch-up; a writer adds turns throughout; `graphmem check` runs every 100 kills and "
+                "retried with `retry-failed` before the catch-up (and again, at most 3 rounds, for a job the guard fails "
+                "when the catch-up worker takes it over); a writer adds turns throughout; `graphmem check` runs every 100 kills and "
                 "`graphmem check --complete` (CLI) after a final catch-up worker.",
             ])
             ok &= bool(r["ok"])
