@@ -173,7 +173,7 @@ class _Gen:
         code = rng.choice(topic["code"])
         lines = code.split("\n")
         cut = rng.randrange(2, max(3, len(lines) - 3))
-        diff = "\n".join(["```diff", f"--- a/{{file}}", f"+++ b/{{file}}", f"@@ -{rng.randrange(10, 300)},7 +"
+        diff = "\n".join(["```diff", "--- a/{file}", "+++ b/{file}", f"@@ -{rng.randrange(10, 300)},7 +"
                           f"{rng.randrange(10, 300)},9 @@"] + [" " + x for x in lines[1:cut]] +
                          ["-" + lines[cut], "+" + lines[cut] + "  # changed"] + ["```"])
         paras = rng.sample(topic["paras"], len(topic["paras"]))
