@@ -64,9 +64,9 @@ class _Q:
 
 
 class _Gen:
-    def __init__(self, seed: int, index: int, sessions: int) -> None:
+    def __init__(self, seed: int, index: int, sessions: int, turns: tuple[int, int]) -> None:
         self.rng = random.Random(f"graphmem-coding-{seed}-{index}")
-        self.index, self.seed, self.sessions = index, seed, sessions
+        self.index, self.seed, self.sessions, self.turns = index, seed, sessions, turns
         self.start = BASE + timedelta(days=self.rng.randrange(365))
         self.now = self.start + timedelta(days=SPAN_DAYS, hours=17, minutes=self.rng.randrange(60))
         self.projects = self.rng.sample(B.PROJECTS, 5)
@@ -79,7 +79,8 @@ class _Gen:
         return day.replace(hour=self.rng.randrange(8, 20), minute=self.rng.randrange(60), second=0, microsecond=0)
 
     def _session(self, project: str, topic: str, ts: datetime) -> _Plan:
-        p = _Plan(project, topic, ts, int(self.rng.triangular(4, 21, 7)))
+        lo, hi = self.turns
+        p = _Plan(project, topic, ts, int(self.rng.triangular(lo, hi + 1, min(hi, 7))))
         self.plans.append(p)
         return p
 
@@ -212,29 +213,33 @@ class _Gen:
         return out
 
 
-def coding_haystack(seed: int, index: int, *, sessions: int = 50) -> Haystack:
-    """Haystack ``index`` of ``seed`` (the same every time for the same arguments)."""
-    g = _Gen(seed, index, sessions)
+def coding_haystack(seed: int, index: int, *, sessions: int = 50, turns: tuple[int, int] = (4, 20)) -> Haystack:
+    """Haystack ``index`` of ``seed`` (the same every time for the same arguments); ``turns`` bounds the
+    turns per session (at least 3: evidence goes in a middle turn)."""
+    if turns[0] < 3 or turns[1] < turns[0]:
+        raise ValueError(f"turns per session must be a range of at least 3, got {turns}")
+    g = _Gen(seed, index, sessions, turns)
     g.plan()
     hay_sessions = g.texts()
     questions = []
     for q in g.questions:
         gold = {f"{p.key}/t{i}" for p, i in q.gold}
         questions.append(HaystackQuestion(q.question, KINDS.index(q.kind), gold, {p.key for p, _ in q.gold},
-                                          group=q.kind, now=g.now))
+                                          group=q.kind, now=g.now, evidence=[p.needles[i][0] for p, i in q.gold]))
     return Haystack(f"code{seed}-{index}", hay_sessions, questions, g.now, HALF_NAMES[index % 2])
 
 
-def build_coding_haystacks(count: int = 20, *, seed: int = 11, sessions: int = 50) -> list[Haystack]:
+def build_coding_haystacks(count: int = 20, *, seed: int = 11, sessions: int = 50,
+                           turns: tuple[int, int] = (4, 20)) -> list[Haystack]:
     """``count`` haystacks: even indexes the tuning half, odd ones the test half."""
-    return [coding_haystack(seed, i, sessions=sessions) for i in range(count)]
+    return [coding_haystack(seed, i, sessions=sessions, turns=turns) for i in range(count)]
 
 
 def dump_haystacks(haystacks: list[Haystack], path: Path) -> None:
     """The generated data as JSON, to read it (sessions with their turns, questions with gold ids)."""
     def q(x: HaystackQuestion) -> dict[str, Any]:
         return {"question": x.question, "kind": x.group, "gold_turns": sorted(x.gold_turns),
-                "gold_sessions": sorted(x.gold_sessions), "now": (x.now or datetime.min).isoformat()}
+                "gold_sessions": sorted(x.gold_sessions), "evidence": x.evidence, "now": (x.now or datetime.min).isoformat()}
 
     data = [{"name": h.name, "half": h.half, "now": h.now.isoformat(), "questions": [q(x) for x in h.questions],
              "sessions": [{"key": s.key, "timestamp": s.timestamp.isoformat(),

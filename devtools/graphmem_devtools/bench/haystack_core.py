@@ -70,6 +70,8 @@ class HaystackQuestion:
     """The table row the question counts in (its category or kind)."""
     now: datetime | None = None
     """The date the question is asked (default: its haystack's)."""
+    evidence: list[str] = field(default_factory=list)
+    """The evidence texts planted in the gold turns (generated data only)."""
 
 
 @dataclass
