@@ -3,18 +3,21 @@ quality level or timing is asserted)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from graphmem import Database, GraphMemory
 from graphmem.embedding import LocalEmbedder
 from graphmem_devtools.bench.coding import coding_markdown, run_coding_bench
 from graphmem_devtools.bench.coding_data import KINDS, PER_KIND, build_coding_haystacks
+from graphmem_devtools.bench.common import read_part_results, write_results
 from graphmem_devtools.bench.haystack_core import BASELINE_NAMES, METRICS
 
 pytestmark = pytest.mark.integration
 
 
-def test_bench_coding_smoke(database: Database) -> None:
+def test_bench_coding_smoke(database: Database, tmp_path: Path) -> None:
     mem = GraphMemory(database, embedder=LocalEmbedder())
     size = {"haystacks": 2, "sessions": 1, "turns": (3, 3), "seed": 3}
     hays = build_coding_haystacks(2, seed=3, sessions=1, turns=(3, 3))
@@ -36,6 +39,8 @@ def test_bench_coding_smoke(database: Database) -> None:
     assert f["runs"][0]["search_latency_ms"]["p50"] > 0
     md = coding_markdown(kept)
     assert "Small run: 2 haystacks" in md and "## turn all@5 per question kind (test)" in md
+    js, _ = write_results(kept, tmp_path)  # the results files the verb writes
+    assert read_part_results(js, "coding")["figures"]["turns"] == turns
 
     # re-scoring the kept load gives the same baselines, then deletes it
     again = run_coding_bench(mem, **size, reuse=ns, log=lambda _m: None)  # type: ignore[arg-type]

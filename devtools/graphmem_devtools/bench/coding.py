@@ -11,6 +11,7 @@ and semantic modes beside BM25 and dense-only baselines run on the same turn tex
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from collections.abc import Callable
@@ -59,8 +60,10 @@ def run_coding_bench(
     replies = sorted(len(t.assistant) for h in hays for s in h.sessions for t in s.turns)
     result.figures = {**figures, "sessions_per_haystack": sessions, "seed": seed, "turns_per_session": list(turns),
                       "haystacks_total": haystacks, "full_size": haystacks >= FULL_HAYSTACKS,
-                      "reply_chars": {"p10": replies[len(replies) // 10], "p50": replies[len(replies) // 2],
-                                      "p90": replies[len(replies) * 9 // 10]}}
+                      "reply_chars": {"tenth percentile": replies[len(replies) // 10],
+                                      "median": replies[len(replies) // 2],
+                                      "ninetieth percentile": replies[len(replies) * 9 // 10]}}
+    result.figures["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     if haystacks < FULL_HAYSTACKS:
         notes.insert(0, f"SMALL RUN: {haystacks} haystacks (the benchmark's size is {FULL_HAYSTACKS}); a smoke "
                         "figure with a few questions per kind, not a result to compare configurations by.")
@@ -78,10 +81,12 @@ def coding_markdown(result: BenchResult) -> str:
         "# Benchmark: coding-assistant histories (generated, long replies, graphmem search in Neo4j)", "",
         f"Command: `{result.command}`", "",
         f"{size}Machine: {m.get('cpu')} ({m.get('cores')} cores), Neo4j {m.get('neo4j')}, graphmem "
-        f"{m.get('graphmem')}, {m.get('date')}, commit {m.get('commit')}, load average before {m.get('load_before')}. "
+        f"{m.get('graphmem')}, {m.get('date')}, commit {m.get('commit')}, load average before {m.get('load_before')}, after "
+        f"{' '.join(str(x) for x in f.get('load_average_end', [])) or '(not recorded)'}. "
         f"Embedder: {f.get('embedder')}, expansion window {f.get('expansion_window')}. Haystacks {f.get('haystacks')} "
         f"of {f.get('sessions_per_haystack')} sessions, {f.get('turns')} turns (assistant reply characters p10 / p50 "
-        f"/ p90: {rc.get('p10')} / {rc.get('p50')} / {rc.get('p90')}), questions {f.get('questions')} "
+        f"/ p90: {rc.get('tenth percentile')} / {rc.get('median')} / {rc.get('ninetieth percentile')}), "
+        f"questions {f.get('questions')} "
         f"({', '.join(f'{k} {v}' for k, v in PER_KIND.items())} per haystack), seed {f.get('seed')}.", "",
         "Data: `graphmem_devtools.bench.coding_data` (five projects per haystack over ~3 months; decoy sessions of "
         "the same topic in other projects or at other times). Tune = even haystacks, test = odd ones. Share of "

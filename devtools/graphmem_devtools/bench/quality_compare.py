@@ -90,7 +90,7 @@ def _describe(name: str, loaded: dict[str, Any]) -> str:
     size = (f"{q} questions" if not isinstance(q, dict) else
             ", ".join(f"{h} {q.get(h)} questions in {f.get('haystacks', {}).get(h)} haystacks" for h in HALF_NAMES))
     small = [n for n in loaded.get("notes", []) if str(n).startswith("SMALL RUN")]
-    return (f"- {name}: {size}; commit {m.get('commit')}, {m.get('date')}; command `{loaded.get('command')}`"
+    return (f"- {name}: {size}; commit {m.get('commit') or '(not recorded)'}, {m.get('date')}; command `{loaded.get('command')}`"
             + (f". **{small[0]}**" if small else ""))
 
 
@@ -100,7 +100,7 @@ def update_section(path: Path, section: str) -> None:
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     block = f"{BEGIN}\n{section.rstrip()}\n{END}\n"
     if BEGIN in old and END in old:
-        new = old[: old.index(BEGIN)] + block + old[old.index(END) + len(END):].lstrip("\n")
+        new = old[: old.index(BEGIN)] + block + "\n" + old[old.index(END) + len(END):].lstrip("\n")
     elif old.startswith("# "):
         title, _, rest = old.partition("\n")
         new = f"{title}\n\n{block}\n{rest.lstrip()}"
