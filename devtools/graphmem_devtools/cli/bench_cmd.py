@@ -80,6 +80,11 @@ def register(sub: Any) -> None:
     redaction_bench.register(verbs)
     startup_bench.register(verbs)
     first_hour_bench.register(verbs)
+    from ..bench import coding as coding_bench
+    from ..bench import quality_compare
+
+    coding_bench.register(verbs)
+    quality_compare.register(verbs)
 
 
 def _service(args: argparse.Namespace) -> int:

@@ -1,0 +1,311 @@
+"""What every haystack benchmark shares: its shapes, loading, graphmem's runs, the baselines, the tables.
+
+A haystack is one directory of sessions (user + assistant turns with source ids), questions with
+gold turn ids, and the date the questions are asked (``now``; a question may carry its own). The
+benchmarks built on it (``graphmem bench haystack`` from LoCoMo, ``graphmem bench coding`` from
+generated coding-assistant histories) load their haystacks through ``import_turns``, embed them,
+search each question in its haystack's directory scope (``levels=(0,)``, ``k=50``, its ``now``)
+and score turn ``all@k`` (every gold turn in the top k) and session ``all@5`` (every gold session
+among the first 5 distinct sessions), per question group, on a tuning and a test half. Beside
+graphmem's modes, two baselines on the same turn texts: BM25 (``rank_bm25`` defaults) and
+dense-only (cosine over each turn's raw stored vector, without neighbour averaging or an index).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from graphmem.memory import GraphMemory
+from graphmem.models import TurnIn
+from graphmem.retrieval import RetrievalConfig, Scope, Searcher
+from graphmem.retrieval.models import SearchMode
+
+from ..statements import dev_db
+from .store import cleanup_bench_namespace
+
+__all__ = [
+    "BASELINE_NAMES", "HALF_NAMES", "KS", "METRICS", "Haystack", "HaystackQuestion", "HaystackRun", "HaystackSession",
+    "HaystackTurn", "bm25_rankings", "default_haystack_runs", "dense_rankings", "haystack_rows",
+    "haystack_tables_markdown", "measure_haystacks", "quality_table_lines", "score_ranking", "table",
+]
+
+KS = (5, 10, 30)
+HALF_NAMES = ("tune", "test")
+METRICS = ("turn all@5", "turn all@10", "turn all@30", "session all@5")
+BASELINE_NAMES = ("BM25 (rank_bm25 defaults, same turn texts)", "dense only (raw turn vectors, cosine)")
+
+
+@dataclass
+class HaystackTurn:
+    source_id: str
+    """``<session key>/t<n>``: the session key is everything before the last ``/``."""
+    user: str
+    assistant: str
+
+
+@dataclass
+class HaystackSession:
+    key: str
+    turns: list[HaystackTurn]
+    timestamp: datetime = field(default_factory=lambda: datetime(2024, 1, 1, tzinfo=UTC))
+
+
+@dataclass
+class HaystackQuestion:
+    question: str
+    category: int
+    gold_turns: set[str]
+    """Source ids of the turns holding the evidence."""
+    gold_sessions: set[str]
+    group: str = ""
+    """The table row the question counts in (its category or kind)."""
+    now: datetime | None = None
+    """The date the question is asked (default: its haystack's)."""
+    evidence: list[str] = field(default_factory=list)
+    """The evidence texts planted in the gold turns (generated data only)."""
+
+
+@dataclass
+class Haystack:
+    name: str
+    sessions: list[HaystackSession]
+    questions: list[HaystackQuestion]
+    now: datetime
+    half: str
+    """``tune`` or ``test``."""
+
+
+def score_ranking(q: HaystackQuestion, ranked_turns: Sequence[str]) -> dict[str, float]:
+    """turn all@k for k in KS and session all@5 of one ranking (source ids, best first)."""
+    out = {f"turn all@{k}": float(q.gold_turns <= set(ranked_turns[:k])) for k in KS}
+    sessions = list(dict.fromkeys(t.rsplit("/", 1)[0] for t in ranked_turns))
+    out["session all@5"] = float(q.gold_sessions <= set(sessions[:5]))
+    return out
+
+
+def table(rows: Sequence[tuple[Haystack, HaystackQuestion, dict[str, float]]],
+          groups: Sequence[str]) -> dict[str, dict[str, dict[str, float]]]:
+    """half (and ``all``) -> group (``overall`` first, then ``groups`` in order) -> metric -> mean (0..1)."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for half in (*HALF_NAMES, "all"):
+        by_group: dict[str, list[dict[str, float]]] = defaultdict(list)
+        for h, q, m in rows:
+            if half != "all" and h.half != half:
+                continue
+            by_group["overall"].append(m)
+            by_group[q.group].append(m)
+        t: dict[str, dict[str, float]] = {}
+        for g in ["overall", *groups]:
+            if by_group.get(g):
+                ms = by_group[g]
+                t[g] = {key: round(statistics.fmean(m[key] for m in ms), 3) for key in ms[0]}
+                t[g]["n"] = len(ms)
+        out[half] = t
+    return out
+
+
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+def bm25_rankings(haystacks: Sequence[Haystack]) -> list[tuple[Haystack, HaystackQuestion, list[str]]]:
+    """rank_bm25 BM25Okapi (defaults) over each haystack's turn texts (user + assistant)."""
+    from rank_bm25 import BM25Okapi
+
+    out = []
+    for h in haystacks:
+        turns = [t for s in h.sessions for t in s.turns]
+        bm = BM25Okapi([_tokens(f"{t.user} {t.assistant}") for t in turns])
+        for q in h.questions:
+            scores = bm.get_scores(_tokens(q.question))
+            order = sorted(range(len(turns)), key=lambda i: -scores[i])[: max(KS)]
+            out.append((h, q, [turns[i].source_id for i in order]))
+    return out
+
+
+@dataclass
+class HaystackRun:
+    name: str
+    mode: SearchMode
+    config: RetrievalConfig
+    table: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    latency_ms: dict[str, float] = field(default_factory=dict)
+
+
+def default_haystack_runs(config: RetrievalConfig | None = None) -> list[HaystackRun]:
+    cfg = config or RetrievalConfig()
+    return [HaystackRun("hybrid", "hybrid", cfg), HaystackRun("text (BM25 only)", "text", cfg),
+            HaystackRun("semantic (vector only)", "semantic", cfg)]
+
+
+def _store(mem: GraphMemory, haystacks: Sequence[Haystack], ns: str, agent: str, log: Callable[[str], None]) -> None:
+    for h in haystacks:
+        cwd = f"{ns}/{h.name}"
+        for s in h.sessions:
+            sess = mem.create_session(cwd, project_path=cwd, agent=agent, title=s.key, started_at=s.timestamp)
+            mem.import_turns(sess.id, [
+                TurnIn(user_message=t.user, assistant_message=t.assistant, source_id=t.source_id,
+                       timestamp=s.timestamp + timedelta(seconds=60 * i))
+                for i, t in enumerate(s.turns)
+            ])
+        log(f"stored {h.name}")
+
+
+def _id_map(mem: GraphMemory, ns: str) -> dict[str, str]:
+    return {r["id"]: r["sourceId"] for r in dev_db(mem.db).read("bench/turn_sources", prefix=ns + "/")}
+
+
+def dense_rankings(mem: GraphMemory, haystacks: Sequence[Haystack], ns: str,
+                   qvecs: dict[str, list[float]]) -> list[tuple[Haystack, HaystackQuestion, list[str]]]:
+    """Cosine of the question vector with each turn's raw stored vector (no neighbour averaging)."""
+    import numpy as np
+
+    out = []
+    for h in haystacks:
+        rows = dev_db(mem.db).read("bench/turn_vectors", cwd=f"{ns}/{h.name}")
+        rows = [r for r in rows if r["embedding"] is not None]
+        mat = np.asarray([r["embedding"] for r in rows], dtype=np.float32)
+        mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
+        for q in h.questions:
+            v = np.asarray(qvecs[q.question], dtype=np.float32)
+            sims = mat @ (v / max(float(np.linalg.norm(v)), 1e-9))
+            order = np.argsort(-sims, kind="stable")[: max(KS)]
+            out.append((h, q, [str(rows[int(i)]["sourceId"]) for i in order]))
+    return out
+
+
+def _evaluate(mem: GraphMemory, run: HaystackRun, haystacks: Sequence[Haystack], ns: str,
+              qvecs: dict[str, list[float]], id2src: dict[str, str], groups: Sequence[str]) -> None:
+    searcher = Searcher(mem.db, mem.embedder, run.config, dimensions=mem.embedding_dimensions)
+    rows: list[tuple[Haystack, HaystackQuestion, dict[str, float]]] = []
+    lat: list[float] = []
+    for h in haystacks:
+        scope = Scope("directory", f"{ns}/{h.name}")
+        for q in h.questions:
+            t0 = time.perf_counter()
+            res = searcher.search(q.question, scope=scope, levels=[0], k=50, mode=run.mode,
+                                  vector=qvecs.get(q.question) if run.mode != "text" else None,
+                                  now=q.now or h.now)
+            lat.append((time.perf_counter() - t0) * 1000)
+            rows.append((h, q, score_ranking(q, [id2src.get(x.id, "") for x in res.hits])))
+    run.table = table(rows, groups)
+    s = sorted(lat)
+    run.latency_ms = {"p50": round(s[len(s) // 2], 2), "p95": round(s[int(len(s) * 0.95)], 2)} if s else {}
+
+
+def measure_haystacks(
+    mem: GraphMemory,
+    haystacks: Sequence[Haystack],
+    *,
+    runs: Sequence[HaystackRun],
+    groups: Sequence[str],
+    label: str,
+    expansion_window: int = 2,
+    keep: bool = False,
+    reuse: str | None = None,
+    log: Callable[[str], None] = print,
+) -> tuple[dict[str, Any], list[str]]:
+    """Load ``haystacks`` into a fresh namespace (or re-score a kept one), run each configuration and
+    the two baselines. Returns (figures, notes); the namespace is deleted unless ``keep``."""
+    if mem.embedder is None:
+        raise ValueError(f"the {label} benchmark needs an embedder")
+    ns = reuse.rstrip("/") if reuse else f"/graphmem-bench/{label}-{uuid.uuid4().hex[:12]}"
+    mem.init_schema()
+    notes: list[str] = []
+    try:
+        if not reuse:
+            t0 = time.perf_counter()
+            _store(mem, haystacks, ns, label, log)
+            t1 = time.perf_counter()
+            stats = mem.embed_pending(batch=256, expansion_window=expansion_window)
+            log(f"stored in {t1 - t0:.0f} s, embedded {stats.total} ({stats.reused} reused) "
+                f"in {time.perf_counter() - t1:.0f} s")
+        mem.await_text_index()
+        id2src = _id_map(mem, ns)
+        questions = sorted({q.question for h in haystacks for q in h.questions})
+        qvecs = dict(zip(questions, mem.embedder.embed(questions), strict=True))
+        for run in runs:
+            t2 = time.perf_counter()
+            _evaluate(mem, run, haystacks, ns, qvecs, id2src, groups)
+            o = run.table["all"]["overall"]
+            log(f"{run.name}: all@5 {o['turn all@5']} all@10 {o['turn all@10']} "
+                f"session all@5 {o['session all@5']} ({time.perf_counter() - t2:.0f} s)")
+        baselines = {
+            BASELINE_NAMES[0]: table([(h, q, score_ranking(q, r)) for h, q, r in bm25_rankings(haystacks)], groups),
+            BASELINE_NAMES[1]: table([(h, q, score_ranking(q, r))
+                                      for h, q, r in dense_rankings(mem, haystacks, ns, qvecs)], groups),
+        }
+        figures: dict[str, Any] = {
+            "haystacks": {half: sum(1 for h in haystacks if h.half == half) for half in HALF_NAMES},
+            "turns": len(id2src),
+            "questions": {half: sum(len(h.questions) for h in haystacks if h.half == half) for half in HALF_NAMES},
+            "embedder": mem.embedder.model,
+            "expansion_window": expansion_window,
+            "runs": [{"name": r.name, "mode": r.mode, "config": asdict(r.config),
+                      "table": r.table, "search_latency_ms": r.latency_ms} for r in runs],
+            "baselines": baselines,
+        }
+        if keep:
+            notes.append(f"data kept under {ns}")
+    finally:
+        if not keep:
+            cleanup_bench_namespace(mem, ns)
+    return figures, notes
+
+
+def haystack_rows(figures: dict[str, Any]) -> list[tuple[str, dict[str, dict[str, dict[str, float]]]]]:
+    """(retriever name, table) for every graphmem run and baseline of a result."""
+    rows = [(f"graphmem {r['name']}", r["table"]) for r in figures.get("runs", [])]
+    rows += list(figures.get("baselines", {}).items())
+    return rows
+
+
+def quality_table_lines(figures: dict[str, Any]) -> list[str]:
+    """The overall table of a haystack result (every retriever, tune and test halves side by side)."""
+    cols = [f"{half} {m}" for half in HALF_NAMES for m in METRICS]
+    q, h = figures.get("questions", {}), figures.get("haystacks", {})
+    halves = ", ".join(f"{half}: {q.get(half)} questions in {h.get(half)} haystacks" for half in HALF_NAMES)
+    lines = [f"{halves}; {figures.get('sessions_per_haystack')} sessions per haystack, {figures.get('turns')} "
+             "turns. Share of questions with every gold turn in the top k (session all@5: every gold session "
+             "among the first 5 distinct sessions).", "",
+             "| retriever | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    for name, t in haystack_rows(figures):
+        cells = [f"{t.get(half, {}).get('overall', {}).get(m, 0):.3f}" for half in HALF_NAMES for m in METRICS]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def haystack_tables_markdown(figures: dict[str, Any], group_title: str) -> list[str]:
+    """Per half (tune, test, all) the overall table; then turn all@5 per group per half; then the configurations."""
+    rows = haystack_rows(figures)
+    lines: list[str] = []
+    for half in (*HALF_NAMES, "all"):
+        lines += [f"## {half}", "", "| retriever | " + " | ".join(METRICS) + " |", "|---|" + "---:|" * len(METRICS)]
+        for name, t in rows:
+            o = t.get(half, {}).get("overall", {})
+            lines.append(f"| {name} | " + " | ".join(f"{o.get(k, 0):.3f}" for k in METRICS) + " |")
+        lines.append("")
+    for half in ("all", *HALF_NAMES) if rows else ():
+        groups = [g for g in rows[0][1].get(half, {}) if g != "overall"]
+        lines += [f"## turn all@5 per {group_title} ({half})", "",
+                  "| retriever | " + " | ".join(f"{g} ({rows[0][1][half][g]['n']:.0f})" for g in groups) + " |",
+                  "|---|" + "---:|" * len(groups)]
+        for name, t in rows:
+            lines.append(f"| {name} | " + " | ".join(f"{t.get(half, {}).get(g, {}).get('turn all@5', 0):.3f}"
+                                                     for g in groups) + " |")
+        lines.append("")
+    lines += ["## Configurations", ""]
+    for r in figures.get("runs", []):
+        lat = r.get("search_latency_ms", {})
+        lines.append(f"- **{r['name']}** ({r['mode']}): `{json.dumps(r['config'], sort_keys=True)}`; search p50/p95 "
+                     f"{lat.get('p50')} / {lat.get('p95')} ms")
+    return lines

@@ -1,0 +1,48 @@
+"""A tiny run of ``graphmem bench coding`` against the real server (figures and cleanup only; no
+quality level or timing is asserted)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphmem import Database, GraphMemory
+from graphmem.embedding import LocalEmbedder
+from graphmem_devtools.bench.coding import coding_markdown, run_coding_bench
+from graphmem_devtools.bench.coding_data import KINDS, PER_KIND, build_coding_haystacks
+from graphmem_devtools.bench.common import read_part_results, write_results
+from graphmem_devtools.bench.haystack_core import BASELINE_NAMES, METRICS
+
+pytestmark = pytest.mark.integration
+
+
+def test_bench_coding_smoke(database: Database, tmp_path: Path) -> None:
+    mem = GraphMemory(database, embedder=LocalEmbedder())
+    size = {"haystacks": 2, "sessions": 1, "turns": (3, 3), "seed": 3}
+    hays = build_coding_haystacks(2, seed=3, sessions=1, turns=(3, 3))
+    turns = sum(len(s.turns) for h in hays for s in h.sessions)
+    kept = run_coding_bench(mem, **size, keep=True, log=lambda _m: None)  # type: ignore[arg-type]
+    f = kept.figures
+    ns = kept.notes[-1].removeprefix("data kept under ")
+    assert ns.startswith("/graphmem-bench/coding-")
+    assert f["turns"] == turns  # every generated turn was imported, with its source id
+    assert f["haystacks"] == {"tune": 1, "test": 1}
+    assert f["questions"] == {"tune": sum(PER_KIND.values()), "test": sum(PER_KIND.values())}
+    assert [r["name"] for r in f["runs"]] == ["hybrid", "text (BM25 only)", "semantic (vector only)"]
+    assert list(f["baselines"]) == list(BASELINE_NAMES)
+    for table in [r["table"] for r in f["runs"]] + list(f["baselines"].values()):
+        assert set(table) == {"tune", "test", "all"}
+        assert list(table["all"]) == ["overall", *KINDS]
+        assert table["all"]["overall"]["n"] == 2 * sum(PER_KIND.values())
+        assert all(0.0 <= table[h]["overall"][m] <= 1.0 for h in ("tune", "test") for m in METRICS)
+    assert f["runs"][0]["search_latency_ms"]["p50"] > 0
+    md = coding_markdown(kept)
+    assert "Small run: 2 haystacks" in md and "## turn all@5 per question kind (test)" in md
+    js, _ = write_results(kept, tmp_path)  # the results files the verb writes
+    assert read_part_results(js, "coding")["figures"]["turns"] == turns
+
+    # re-scoring the kept load gives the same baselines, then deletes it
+    again = run_coding_bench(mem, **size, reuse=ns, log=lambda _m: None)  # type: ignore[arg-type]
+    assert again.figures["baselines"] == f["baselines"] and again.figures["turns"] == turns
+    assert database.read("maintenance/sessions_under_path", path=ns, prefix=ns + "/") == []
