@@ -169,7 +169,10 @@ def test_concurrent_workers_never_duplicate(memory: GraphMemory, database: Datab
     done = threading.Event()
 
     def check(_: object) -> None:  # after each round of any worker
-        if all(memory.raw_history_chars(s.id) == 0 and not _jobs(database, s.id) for s in sessions):
+        # the roll-up of a session's last level-1 summaries is planned in a round after they are
+        # written: caught up means no raw history, no job, and the 4 level-2 summaries (6 x 900)
+        if all(memory.raw_history_chars(s.id) == 0 and not _jobs(database, s.id)
+               and len(memory.summaries(s.id, 2)) == 4 for s in sessions):
             done.set()
 
     for w in workers:
