@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -16,7 +15,7 @@ import pytest
 
 from graphmem import Database, GraphMemory
 from graphmem.embedding import LocalEmbedder
-from graphmem.errors import GraphMemError
+from graphmem.errors import DatabaseUnavailable
 from graphmem.retrieval import ContextConfig
 
 from ..conftest import Neo4jTarget
@@ -110,15 +109,14 @@ def test_context_without_embedder_warns_and_uses_text(database: Database, namesp
     assert [h.user_message for h in block.relevant_turns] == ["first question about tokens"]
 
 
-def test_neo4j_unavailable_raises_within_bounded_time() -> None:
+def test_neo4j_unavailable_raises_a_graphmem_error() -> None:
+    # (retries stop after max_retry_time; a hang would end at the suite's per-test timeout)
     db = Database("bolt://127.0.0.1:9", "neo4j", "x", timeout=1.0, max_retry_time=1.0)
     mem = GraphMemory(db)
-    t0 = time.monotonic()
-    with pytest.raises(GraphMemError):
+    with pytest.raises(DatabaseUnavailable):
         mem.build_context("some-session", "hello")
-    with pytest.raises(GraphMemError):
+    with pytest.raises(DatabaseUnavailable):
         mem.search("hello", scope="everything")
-    assert time.monotonic() - t0 < 20
     db.close()
 
 
