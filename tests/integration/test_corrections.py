@@ -5,6 +5,7 @@ judge when one is configured; a failing judge falls back to the rule. The old fa
 from __future__ import annotations
 
 import json
+import threading
 from datetime import timedelta
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from graphmem import Database, GraphMemory
 from graphmem.chat import ChatConfig
 from graphmem.config import Settings
+from graphmem.db.client import Tx
 from graphmem.embedding import LocalEmbedder
 from graphmem.facts import FactJudge, make_fact_judge
 from graphmem.models import utcnow
@@ -106,3 +108,38 @@ def test_chat_tools_use_the_memory_judge(database: Database, namespace: str) -> 
         second = tools.store_memory("David left Airbus for a start-up in Toulouse", ["david"])
         assert second["action"] == "updated" and second["retired"] == ["David works at Airbus"]
         assert fake.count("chat/completions") == 1
+
+
+def test_two_corrections_of_one_fact_retire_it_once(database: Database, namespace: str) -> None:
+    """A correction that commits while another correction of the same fact waits for it: the waiting
+    one finds the fact already retired and changes nothing (one SUPERSEDES edge, the scope's count
+    of current facts down by one)."""
+    from graphmem.facts.store import retire_fact
+
+    scope = f"project:{namespace}/pet"
+    mem = GraphMemory(database, embedder=LocalEmbedder())
+    old = mem.remember("David habite à Ordizan", ["david"], scope=scope).fact
+    first = mem.remember("David aime le thé", ["david"], scope=scope).fact
+    second = mem.remember("David joue au badminton", ["david"], scope=scope).fact
+    db = support_db(database)
+    count_before = db.read("testing/fact_supersedes", id=old.id)[0]["scopeCount"]
+    waiting: list[bool] = []
+    other = threading.Thread(target=lambda: waiting.append(retire_fact(database, second.id, old.id, rule="test")))
+
+    def first_correction(tx: Tx) -> list[dict[str, object]]:
+        rows = tx.run("corrections/retire", newId=first.id, oldId=old.id, now=utcnow(), rule="test")
+        if other.ident is None:  # (not again if this transaction is retried)
+            other.start()
+        # commit only once the other correction waits for this transaction's lock
+        while not db.read("testing/blocked_transactions", marker="SUPERSEDES {at: $now"):
+            if not other.is_alive():
+                break  # it did not wait: the assertions below fail
+            other.join(0.05)
+        return rows
+
+    assert database.transaction(first_correction) == [{"retired": old.id}]
+    other.join()
+    assert waiting == [False]
+    after = db.read("testing/fact_supersedes", id=old.id)[0]
+    assert (after["edges"], after["scopeCount"]) == (1, count_before - 1)
+    assert sorted(f.content for f in mem.list_facts(scopes=[scope])) == ["David aime le thé", "David joue au badminton"]
