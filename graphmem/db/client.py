@@ -299,19 +299,17 @@ class Database:
         only if it did not land, within ``max_retry_time``."""
         self.statements.check_params(name, frozenset(params))
         text, values = self.statements.query(name), lean_params(params)
-        deadline = time.monotonic() + self.max_retry_time
-        delay = 0.05
+        backoff = _Backoff(self.max_retry_time, self._pause)
         while True:
             try:
                 records, _, _ = self._execute(text, values, RoutingControl.WRITE)
                 return _rows(records)
             except nex.IncompleteCommit as e:
-                if time.monotonic() + delay > deadline:
+                if backoff.exhausted():
                     raise _translate(e) from e
             except (nex.Neo4jError, nex.DriverError, ConnectionError, OSError) as e:
                 raise _translate(e) from e
-            self._pause(delay * (0.5 + random.random()))
-            delay = min(delay * 2, 1.0)
+            backoff.wait()
             rows = landed()
             if rows is not None:
                 return rows
@@ -348,8 +346,7 @@ class Database:
         ``read_only`` statements are simply run again after a lost connection."""
         text = self.statements.query(name)
         params = lean_params(params)
-        deadline = time.monotonic() + self.max_retry_time
-        delay = 0.05
+        backoff = _Backoff(self.max_retry_time, self._pause)
         unknown_outcome = False
         while True:
             try:
@@ -359,7 +356,7 @@ class Database:
                         return landed
                 return self._once(text, params, access_mode)
             except (nex.ServiceUnavailable, nex.SessionExpired, ConnectionError, OSError) as e:
-                if (recover is None and not read_only) or time.monotonic() + delay > deadline:
+                if (recover is None and not read_only) or backoff.exhausted():
                     raise _translate(e) from e
                 unknown_outcome = True
             except nex.Neo4jError as e:
@@ -368,12 +365,11 @@ class Database:
                     landed = recover()
                     if landed is not None:
                         return landed
-                if not e.is_retryable() or time.monotonic() + delay > deadline:
+                if not e.is_retryable() or backoff.exhausted():
                     raise _translate(e) from e
             except nex.DriverError as e:
                 raise _translate(e) from e
-            self._pause(delay * (0.5 + random.random()))
-            delay = min(delay * 2, 1.0)
+            backoff.wait()
 
     def raw(self, name: str, params: dict[str, Any], *, routing: RoutingControl = RoutingControl.WRITE) -> Any:
         """Run a named statement and return the driver's EagerResult (records, summary, keys)."""
@@ -392,6 +388,24 @@ class Database:
             if write:
                 return session.execute_write(unit)
             return session.execute_read(unit)
+
+
+class _Backoff:
+    """graphmem's own retries: jittered exponential pauses (0.05 s doubling up to 1 s) within a
+    time budget."""
+
+    def __init__(self, budget: float, pause: Callable[[float], None]) -> None:
+        self.deadline = time.monotonic() + budget
+        self.delay = 0.05
+        self._pause = pause
+
+    def exhausted(self) -> bool:
+        """The next pause would end past the budget."""
+        return time.monotonic() + self.delay > self.deadline
+
+    def wait(self) -> None:
+        self._pause(self.delay * (0.5 + random.random()))
+        self.delay = min(self.delay * 2, 1.0)
 
 
 class Tx:
