@@ -20,7 +20,9 @@ from typing import Any
 
 from graphmem.memory import GraphMemory
 
+from .coding import FULL_HAYSTACKS, run_coding_bench
 from .haystack import haystack_quality_lines, run_haystack_bench
+from .haystack_core import quality_table_lines
 from .locomo import CATEGORIES, DRAGON, HALVES, KS, load_locomo, recall, run_locomo_bench, tuned_runs
 from .parts import Headline, PartResult
 from .plots import bar_plot
@@ -73,12 +75,16 @@ def run_quality_part(
     limit_convs: int | None = None,
     results_json: Path | None = None,
     haystack_results: Path | None = None,
+    coding_results: Path | None = None,
     log: Any = None,
 ) -> PartResult:
     """LoCoMo recall per category for graphmem's modes, BM25 and DRAGON; context characters per mode.
 
     With ``results_json`` the graphmem figures are read from that file (written by ``graphmem bench
-    locomo``) instead of being measured; ``mem`` may then be None."""
+    locomo``) instead of being measured; ``mem`` may then be None. The LoCoMo haystacks and the
+    coding-assistant haystacks are read from ``haystack_results`` / ``coding_results`` (written by
+    ``graphmem bench haystack`` / ``bench coding``), else measured when ``mem`` has an embedder and
+    the LoCoMo figures are measured too."""
     load_start = os.getloadavg()
     source: str
     if results_json is not None:
@@ -166,6 +172,20 @@ def run_quality_part(
     else:
         md += ["", "LoCoMo haystacks: not in this run (measured with the LoCoMo figures when an embedder is "
                "configured, or read with `--haystack-results`)."]
+    coding: dict[str, Any] | None = None
+    if coding_results is not None:
+        coding = json.loads(coding_results.read_text(encoding="utf-8"))["figures"]
+        coding_source = f"read from `{coding_results}`"
+    elif mem is not None and mem.embedder is not None and results_json is None:
+        coding = run_coding_bench(mem, haystacks=4 if limit_convs else FULL_HAYSTACKS, log=log or (lambda m: None),
+                                  command="graphmem bench all (quality part)").figures
+        coding_source = "measured in this run (`run_coding_bench`, default configuration)"
+    if coding is not None:
+        md += ["", f"Coding-assistant haystacks (`graphmem bench coding`; figures {coding_source}):", "",
+               *quality_table_lines(coding)]
+    else:
+        md += ["", "Coding-assistant haystacks: not in this run (measured with the LoCoMo figures when an embedder "
+               "is configured, or read with `--coding-results`)."]
     hybrid = next((r for r in runs_f if r.get("mode") == "hybrid"), None)
     text = next((r for r in runs_f if r.get("mode") == "text"), None)
     headline: list[Headline] = []
@@ -187,6 +207,7 @@ def run_quality_part(
         "bm25_rank_bm25": bm25,
         "dragon_paper_overall": {f"R@{k}": v for k, v in DRAGON.items()},
         "haystack": hay,
+        "coding": coding,
         "load_average_start": list(load_start),
         "load_average_end": list(os.getloadavg()),
     }

@@ -68,6 +68,7 @@ class PartOptions:
     locomo_convs: int | None = None
     locomo_results: Path | None = None
     haystack_results: Path | None = None
+    coding_results: Path | None = None
     growth_results: Path | None = None  # reuse `graphmem bench growth`'s growth.json (the 1M step takes ~40 min)
     import_results: Path | None = None  # reuse `graphmem bench import`'s import.json
 
@@ -163,7 +164,8 @@ def run_parts(
             elif name == "quality":
                 res = run_quality_part(mem, out_dir=out_dir, data=options.locomo_data,
                                        limit_convs=options.locomo_convs, results_json=options.locomo_results,
-                                       haystack_results=options.haystack_results, log=log)
+                                       haystack_results=options.haystack_results,
+                                       coding_results=options.coding_results, log=log)
             else:
                 mod = external_part(name)
                 if mod is None:

@@ -117,6 +117,8 @@ def _add_report_args(p: Any, *, parts: bool, sub: str = "") -> None:
                        help="quality: read graphmem's figures from this locomo.json instead of measuring them")
         p.add_argument("--haystack-results", type=Path, default=None,
                        help="quality: read the haystack figures from this haystack.json instead of measuring them")
+        p.add_argument("--coding-results", type=Path, default=None,
+                       help="quality: read the coding-assistant figures from this coding.json instead of measuring them")
         p.add_argument("--growth-results", type=Path, default=None,
                        help="growth: read the figures from this growth.json (`graphmem bench growth`) instead of "
                             "measuring them")
@@ -163,6 +165,8 @@ def _options(args: argparse.Namespace) -> Any:
         opts.locomo_results = args.locomo_results
     if getattr(args, "haystack_results", None) is not None:
         opts.haystack_results = args.haystack_results
+    if getattr(args, "coding_results", None) is not None:
+        opts.coding_results = args.coding_results
     for name in ("growth_results", "import_results"):
         if getattr(args, name, None) is not None:
             setattr(opts, name, getattr(args, name))
