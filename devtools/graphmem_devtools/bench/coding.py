@@ -22,6 +22,7 @@ from graphmem.memory import GraphMemory
 
 from .coding_data import KINDS, PER_KIND, build_coding_haystacks, dump_haystacks
 from .common import BenchResult, machine_info, write_results
+from .haystack import sweep_haystack_runs
 from .haystack_core import HaystackRun, default_haystack_runs, haystack_tables_markdown, measure_haystacks
 
 __all__ = ["FULL_HAYSTACKS", "coding_markdown", "register", "run_coding_bench"]
@@ -110,6 +111,9 @@ def register(verbs: Any) -> None:
     p.add_argument("--keep", action="store_true", help="keep the loaded data (namespace printed)")
     p.add_argument("--reuse", default=None, help="re-score a namespace kept by an earlier --keep run (same "
                                                  "--haystacks/--sessions/--seed)")
+    p.add_argument("--sweep", action="store_true",
+                   help="also run the variants of `bench haystack --sweep` (time window, session diversity, context "
+                        "field, session prior)")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     p.set_defaults(handler=_coding)
 
@@ -121,8 +125,9 @@ def _coding(args: argparse.Namespace) -> int:
         f"graphmem bench coding --haystacks {args.haystacks}")
     try:
         with open_memory(start=True) as mem:
+            runs = default_haystack_runs() + (sweep_haystack_runs() if args.sweep else [])
             result = run_coding_bench(mem, haystacks=args.haystacks, seed=args.seed, sessions=args.sessions,
-                                      keep=args.keep, reuse=args.reuse, dump=args.dump, command=command,
+                                      runs=runs, keep=args.keep, reuse=args.reuse, dump=args.dump, command=command,
                                       log=lambda m: print(m, file=sys.stderr, flush=True))
     except ValueError as e:
         print(f"graphmem: error: {e}", file=sys.stderr)

@@ -142,7 +142,8 @@ def build_haystacks(
 
 
 def sweep_haystack_runs() -> list[HaystackRun]:
-    """Variants of the default (``--sweep``): the time window, session diversity, the context field."""
+    """Variants of the default (``--sweep``): the time window, session diversity, the context field
+    and the whole-session prior."""
     best = RetrievalConfig()
     no_ctx = {**best.field_weights, "contextText": 0.0}
     return [
@@ -151,6 +152,8 @@ def sweep_haystack_runs() -> list[HaystackRun]:
         HaystackRun("hybrid: session decay 0.7 after 2", "hybrid", replace(best, session_decay=0.7, session_free=2)),
         HaystackRun("hybrid: session decay 0.5", "hybrid", replace(best, session_decay=0.5)),
         HaystackRun("hybrid: no context field", "hybrid", replace(best, field_weights=no_ctx)),
+        HaystackRun("hybrid: no context field, no session prior", "hybrid",
+                    replace(best, field_weights=no_ctx, session_weight=0.0)),
     ]
 
 
