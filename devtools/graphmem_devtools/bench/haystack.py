@@ -152,7 +152,7 @@ def sweep_haystack_runs() -> list[HaystackRun]:
         HaystackRun("hybrid: session decay 0.7 after 2", "hybrid", replace(best, session_decay=0.7, session_free=2)),
         HaystackRun("hybrid: session decay 0.5", "hybrid", replace(best, session_decay=0.5)),
         HaystackRun("hybrid: no context field", "hybrid", replace(best, field_weights=no_ctx)),
-        HaystackRun("hybrid: no context field, no session prior", "hybrid",
+        HaystackRun("hybrid: no context field nor session prior", "hybrid",
                     replace(best, field_weights=no_ctx, session_weight=0.0)),
     ]
 

@@ -315,8 +315,9 @@ def tuned_runs() -> tuple[list[LocomoRun], int]:
 
 def sweep_runs() -> list[LocomoRun]:
     """Ablations of the default (``--sweep``): the time window, session diversity, the whole-session
-    prior, the fusion and its weights."""
+    prior, the fusion and its weights, the context field."""
     best = RetrievalConfig()
+    no_ctx = {**best.field_weights, "contextText": 0.0}
     return [
         LocomoRun("hybrid: no time window", "hybrid", replace(best, time_boost=0.0)),
         LocomoRun("hybrid: session decay 0.7 after 2", "hybrid", replace(best, session_decay=0.7, session_free=2)),
@@ -328,4 +329,7 @@ def sweep_runs() -> list[LocomoRun]:
         LocomoRun("hybrid combsum 0.8/0.2", "hybrid", replace(best, text_weight=0.8, vector_weight=0.2)),
         LocomoRun("hybrid rrf 1/0.3", "hybrid", replace(best, fusion="rrf", text_weight=1.0, vector_weight=0.3)),
         LocomoRun("hybrid: depth 100", "hybrid", replace(best, text_depth=100, vector_depth=100)),
+        LocomoRun("hybrid: no context field", "hybrid", replace(best, field_weights=no_ctx)),
+        LocomoRun("hybrid: no context field nor session prior", "hybrid",
+                  replace(best, field_weights=no_ctx, session_weight=0.0)),
     ]
