@@ -60,3 +60,15 @@ def test_quality_lines_list_every_retriever() -> None:
     assert lines[0].startswith("tune: 3 questions in 1 haystacks, test: 2 questions in 1 haystacks")
     assert any(line.startswith("| graphmem hybrid | 0.500") for line in lines)
     assert any(line.startswith("| BM25 | ") for line in lines)
+
+
+def test_sweep_run_names_are_unique_and_selectable_by_only() -> None:
+    """``bench locomo --only`` takes comma-separated run names: a name must hold no comma."""
+    from graphmem_devtools.bench.haystack import sweep_haystack_runs
+    from graphmem_devtools.bench.haystack_core import default_haystack_runs
+    from graphmem_devtools.bench.locomo import sweep_runs, tuned_runs
+
+    for names in ([r.name for r in default_haystack_runs() + sweep_haystack_runs()],
+                  [r.name for r in tuned_runs()[0] + sweep_runs()]):
+        assert len(names) == len(set(names)), names
+        assert not [n for n in names if "," in n]
