@@ -15,13 +15,14 @@ import os
 import re
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from graphmem.memory import GraphMemory
 
 from .coding import FULL_HAYSTACKS, run_coding_bench
-from .haystack import haystack_quality_lines, run_haystack_bench
+from .haystack import run_haystack_bench
 from .haystack_core import quality_table_lines
 from .locomo import CATEGORIES, DRAGON, HALVES, KS, load_locomo, recall, run_locomo_bench, tuned_runs
 from .parts import Headline, PartResult
@@ -65,6 +66,23 @@ def bm25_baseline(data: Path, limit_convs: int | None = None) -> dict[str, dict[
             out[g] = {f"R@{k}": round(100 * statistics.fmean(r[i] for r in rows), 1) for i, k in enumerate(KS)}
             out[g]["n"] = len(rows)
     return out
+
+
+def _haystack_section(
+    title: str, bench: str, results: Path | None, measure: Callable[[], dict[str, Any]] | None,
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """A haystack benchmark's figures (read from ``results``, else measured when ``measure`` is
+    given) and its lines of the quality section."""
+    if results is not None:
+        figures = json.loads(results.read_text(encoding="utf-8"))["figures"]
+        source = f"read from `{results}`"
+    elif measure is not None:
+        figures = measure()
+        source = f"measured in this run (`run_{bench}_bench`, default configuration)"
+    else:
+        return None, ["", f"{title}: not in this run (measured with the LoCoMo figures when an embedder is "
+                      f"configured, or read with `--{bench}-results`)."]
+    return figures, ["", f"{title} (`graphmem bench {bench}`; figures {source}):", "", *quality_table_lines(figures)]
 
 
 def run_quality_part(
@@ -158,34 +176,17 @@ def run_quality_part(
                     title="LoCoMo evidence recall@10 per category", ylabel="recall@10, %", ylim=(0, 105),
                     hline=(DRAGON[10], f"DRAGON (LoCoMo paper), overall only: {DRAGON[10]}"))
     md += ["", f"![LoCoMo recall@10]({plot.name})"]
-    hay: dict[str, Any] | None = None
-    if haystack_results is not None:
-        hay = json.loads(haystack_results.read_text(encoding="utf-8"))["figures"]
-        hay_source = f"read from `{haystack_results}`"
-    elif mem is not None and mem.embedder is not None and results_json is None:
-        hay = run_haystack_bench(mem, data, per_conv=1 if limit_convs else 2, log=log or (lambda m: None),
-                                 command="graphmem bench all (quality part)").figures
-        hay_source = "measured in this run (`run_haystack_bench`, default configuration)"
-    if hay is not None:
-        md += ["", f"LoCoMo haystacks (`graphmem bench haystack`; figures {hay_source}):", "",
-               *haystack_quality_lines(hay)]
-    else:
-        md += ["", "LoCoMo haystacks: not in this run (measured with the LoCoMo figures when an embedder is "
-               "configured, or read with `--haystack-results`)."]
-    coding: dict[str, Any] | None = None
-    if coding_results is not None:
-        coding = json.loads(coding_results.read_text(encoding="utf-8"))["figures"]
-        coding_source = f"read from `{coding_results}`"
-    elif mem is not None and mem.embedder is not None and results_json is None:
-        coding = run_coding_bench(mem, haystacks=4 if limit_convs else FULL_HAYSTACKS, log=log or (lambda m: None),
-                                  command="graphmem bench all (quality part)").figures
-        coding_source = "measured in this run (`run_coding_bench`, default configuration)"
-    if coding is not None:
-        md += ["", f"Coding-assistant haystacks (`graphmem bench coding`; figures {coding_source}):", "",
-               *quality_table_lines(coding)]
-    else:
-        md += ["", "Coding-assistant haystacks: not in this run (measured with the LoCoMo figures when an embedder "
-               "is configured, or read with `--coding-results`)."]
+    measure = mem is not None and mem.embedder is not None and results_json is None
+    quiet = log or (lambda m: None)
+    hay, hay_md = _haystack_section(
+        "LoCoMo haystacks", "haystack", haystack_results,
+        (lambda: run_haystack_bench(mem, data, per_conv=1 if limit_convs else 2, log=quiet,
+                                    command="graphmem bench all (quality part)").figures) if measure and mem else None)
+    coding, coding_md = _haystack_section(
+        "Coding-assistant haystacks", "coding", coding_results,
+        (lambda: run_coding_bench(mem, haystacks=4 if limit_convs else FULL_HAYSTACKS, log=quiet,
+                                  command="graphmem bench all (quality part)").figures) if measure and mem else None)
+    md += hay_md + coding_md
     hybrid = next((r for r in runs_f if r.get("mode") == "hybrid"), None)
     text = next((r for r in runs_f if r.get("mode") == "text"), None)
     headline: list[Headline] = []
