@@ -61,6 +61,7 @@ def write_fault_results(out_dir: Path, parts: dict[str, Any], *, command: str, n
 
 _TITLES = {
     "neo4j_kill": "1. Neo4j SIGKILLed under writers, restarted by `graphmem db up`",
+    "neo4j_kill_2": "1b. The same, a second run side by side with the first (its own server, writers and seed)",
     "worker_kill": "2. Summarizer workers SIGKILLed at random points",
     "openai_faults": "3. OpenAI-compatible server failing requests (429 / 500 / stall)",
     "disk": "4. Disk full / read-only `$GRAPHMEM_HOME` for the spool (Stop hook, Neo4j down)",
@@ -73,7 +74,7 @@ def _markdown(data: dict[str, Any]) -> str:
              "records its own command, machine, commit and load average, and its result: PASS only when its pass "
              "condition (below each table) holds. The test suite (`tests/integration/test_reliability_faults.py`) "
              "runs the same code at tiny sizes.", ""]
-    for name in ("neo4j_kill", "worker_kill", "openai_faults", "disk"):
+    for name in _TITLES:
         part = data.get("parts", {}).get(name)
         if part is None:
             continue
