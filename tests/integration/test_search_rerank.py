@@ -67,14 +67,16 @@ def test_session_decay_spreads_the_top_k_over_sessions(mem: GraphMemory, namespa
     crowd = [mem.store_turn(s1.id, f"the garden tomatoes and the garden beans, note {i}",
                             "garden tomatoes garden beans", timestamp=base + timedelta(minutes=i)).id
              for i in range(3)]
-    other = _turn(mem, cwd, base + timedelta(days=3), "my garden had tomatoes", "good")
+    other = _turn(mem, cwd, base + timedelta(days=3), "my garden had tomatoes and beans", "good")
     mem.embed_pending()
     mem.await_text_index()
     scope = Scope.directory(cwd)
     mem.searcher(replace(RetrievalConfig(), session_weight=0.0, time_boost=0.0))
     plain = [h.id for h in mem.search("garden tomatoes beans", scope=scope, levels=(0,), k=2, mode="text").hits]
     assert set(plain) <= set(crowd)
-    mem.searcher(replace(RetrievalConfig(), session_weight=0.0, session_decay=0.1))
+    # the other session's turn scores ~0.1-0.2 of the crowd's (Lucene statistics vary with what else the
+    # index holds); a decay of 0.01 puts a second crowd turn far below it
+    mem.searcher(replace(RetrievalConfig(), session_weight=0.0, session_decay=0.01))
     res = mem.search("garden tomatoes beans", scope=scope, levels=(0,), k=2, mode="text")
     assert res.hits[0].id in crowd and res.hits[1].id == other
-    assert res.strategy["rerank"]["session_decay"] == 0.1
+    assert res.strategy["rerank"]["session_decay"] == 0.01
