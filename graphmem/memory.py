@@ -24,7 +24,7 @@ from .chat import ChatConfig, Digester
 from .check import CheckReport, check_hierarchy
 from .config import Settings
 from .db import Database, DeferredWrites, apply_schema, open_database, schema_status
-from .embedding import Embedder, EmbedPassStats, embed_all_pending, make_embedder, reindex
+from .embedding import LONG_TURN_CHARS, Embedder, EmbedPassStats, embed_all_pending, make_embedder, reindex
 from .errors import ConfigError
 from .facts import Fact, FactExtractor, FactInjection, ForgetResult, RememberResult
 from .facts.corrections import facts_as_of, remember_correcting
@@ -447,12 +447,17 @@ class GraphMemory(ChatMethods):
             raise ConfigError("no notes vault configured (GRAPHMEM_NOTES_VAULT)")
         return self.notes
 
-    def embed_pending(self, *, limit: int | None = None, batch: int = 128, expansion_window: int = 2) -> EmbedPassStats:
+    def embed_pending(
+        self, *, limit: int | None = None, batch: int = 128, expansion_window: int = 2,
+        long_turn_chars: int = LONG_TURN_CHARS,
+    ) -> EmbedPassStats:
         """Embed pending turns and summaries now, in the caller's thread (the worker does it in the
-        background); ``expansion_window`` > 0 also writes turns' ``contextText`` (document expansion)."""
+        background); ``expansion_window`` > 0 also writes turns' ``contextText`` (document expansion);
+        turns longer than ``long_turn_chars`` get no neighbour context (0 = every turn does)."""
         if self.embedder is None:
             raise ConfigError("no embedder configured (GRAPHMEM_EMBEDDER=none)")
-        return embed_all_pending(self.db, self.embedder, batch=batch, limit=limit, expansion_window=expansion_window)
+        return embed_all_pending(self.db, self.embedder, batch=batch, limit=limit, expansion_window=expansion_window,
+                                 long_turn_chars=long_turn_chars)
 
     def reindex(self, *, on_total: Any = None, progress: Any = None) -> EmbedPassStats:
         """Re-embed everything with this memory's embedder (new model or dimension): drop and

@@ -25,6 +25,7 @@ from .factory import make_embedder
 from .passes import EmbedPassStats, embed_all_pending, expand_context, pending_counts, reindex
 from .pending import (
     EMBED_TEXT_MAX_CHARS,
+    LONG_TURN_CHARS,
     NEIGHBOUR_WEIGHT,
     NEIGHBOUR_WINDOW,
     SESSION_DOC_MAX_TURNS,
@@ -71,6 +72,7 @@ __all__ = [
     "EMBED_TEXT_MAX_CHARS",
     "LOCAL_EMBEDDING_DIMENSIONS",
     "LOCAL_EMBEDDING_MODEL",
+    "LONG_TURN_CHARS",
     "NEIGHBOUR_WEIGHT",
     "NEIGHBOUR_WINDOW",
     "OPENAI_EMBEDDING_DIMENSIONS",

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from ..db import Database
 from ..db.schema import migrations
 from .base import Embedder
-from .pending import EMBED_TEXT_MAX_CHARS, embed_pending_summaries, embed_pending_turns
+from .pending import (
+    EMBED_TEXT_MAX_CHARS,
+    LONG_TURN_CHARS,
+    NEIGHBOUR_WINDOW,
+    EmbedStats,
+    embed_pending_summaries,
+    embed_pending_turns,
+)
 
 __all__ = ["EmbedPassStats", "embed_all_pending", "expand_context", "pending_counts", "reindex"]
 
@@ -42,10 +49,12 @@ def pending_counts(db: Database) -> dict[str, int]:
 
 
 def expand_context(
-    db: Database, window: int, *, batch: int = 500, max_chars: int = 2000, ids: Sequence[str] | None = None
+    db: Database, window: int, *, batch: int = 500, max_chars: int = 2000, ids: Sequence[str] | None = None,
+    long_turn_chars: int = LONG_TURN_CHARS,
 ) -> int:
     """Compute ``contextText`` for turns that have none (and refresh their ``window`` predecessors);
-    with ``ids``, for those turns only (the worker passes the turns it just embedded: no scan)."""
+    with ``ids``, for those turns only (the worker passes the turns it just embedded: no scan). Turns
+    longer than ``long_turn_chars`` (0 = none is) get an empty one."""
     if window <= 0:
         return 0
     done = 0
@@ -59,7 +68,8 @@ def expand_context(
             return done
         rows = db.read("search/neighbour_ids", ids=ids, window=window)
         todo = rows[0]["ids"] if rows else ids
-        db.write("search/set_context_text", ids=todo, window=window, maxChars=max_chars)
+        db.write("search/set_context_text", ids=todo, window=window, maxChars=max_chars,
+                 longTurnChars=long_turn_chars)
         done += len(ids)
 
 
@@ -71,13 +81,22 @@ def embed_all_pending(
     limit: int | None = None,
     expansion_window: int = 0,
     progress: Progress | None = None,
+    long_turn_chars: int = LONG_TURN_CHARS,
 ) -> EmbedPassStats:
-    """Embed pending turns then pending summaries until none is left (or ``limit`` were done)."""
+    """Embed pending turns then pending summaries until none is left (or ``limit`` were done);
+    turns longer than ``long_turn_chars`` keep their own vector and get no neighbour context."""
     stats = EmbedPassStats()
-    for kind, fn in (("turns", embed_pending_turns), ("summaries", embed_pending_summaries)):
+
+    def turns(n: int) -> EmbedStats:
+        return embed_pending_turns(db, embedder, limit=n, long_turn_chars=long_turn_chars)
+
+    def summaries(n: int) -> EmbedStats:
+        return embed_pending_summaries(db, embedder, limit=n)
+
+    for kind, fn in (("turns", turns), ("summaries", summaries)):
         while limit is None or stats.total < limit:
             n = batch if limit is None else min(batch, limit - stats.total)
-            s = fn(db, embedder, limit=n)
+            s = fn(n)
             if s.total == 0:
                 break
             setattr(stats, kind, getattr(stats, kind) + s.total)
@@ -87,7 +106,8 @@ def embed_all_pending(
             if s.total < n:
                 break
     if expansion_window > 0:
-        stats.expanded = expand_context(db, expansion_window, max_chars=min(EMBED_TEXT_MAX_CHARS, 2000))
+        stats.expanded = expand_context(db, expansion_window, max_chars=min(EMBED_TEXT_MAX_CHARS, 2000),
+                                        long_turn_chars=long_turn_chars)
     return stats
 
 
@@ -102,8 +122,9 @@ def reindex(
     await_seconds: int = 600,
 ) -> EmbedPassStats:
     """Re-embed everything with ``embedder``: drop the vector indexes, forget every vector, recreate
-    the indexes with the embedder's dimension, embed all turns, summaries and current facts, then
-    record the model. Notes are reset to pending: the worker embeds them."""
+    the indexes with the embedder's dimension, embed all turns (writing their neighbour context
+    again, by the current long-turn rule), summaries and current facts, then record the model. Notes
+    are reset to pending: the worker embeds them."""
     db.write("search/reindex_drop_turn_index")
     db.write("search/reindex_drop_summary_index")
     db.write("search/reindex_drop_context_index")
@@ -121,7 +142,7 @@ def reindex(
     counts = pending_counts(db)
     if on_total is not None:
         on_total(counts["pendingTurns"] + counts["pendingSummaries"])
-    stats = embed_all_pending(db, embedder, batch=batch, progress=progress)
+    stats = embed_all_pending(db, embedder, batch=batch, progress=progress, expansion_window=NEIGHBOUR_WINDOW)
     stats.facts = _reembed_facts(db, embedder, batch=batch)
     db.write("meta/set", key="embedding", props={"model": embedder.model, "dimensions": embedder.dimensions})
     return stats

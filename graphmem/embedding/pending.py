@@ -4,7 +4,10 @@
 inline) calls :func:`embed_pending_turns`. That pass also keeps two retrieval aids current, off
 the write path: each turn's ``ctxEmbedding`` (its raw vector averaged with its +-2 same-session
 neighbours', weight 0.3, re-normalised; the turn vector index searches it, the raw ``embedding``
-stays for dedup and the cache) and its session's whole-session BM25 document (``sessionText``). Identical text is embedded once: each vector is stored
+stays for dedup and the cache) and its session's whole-session BM25 document (``sessionText``). A
+long turn (user message + assistant reply over :data:`LONG_TURN_CHARS`) stands on its own: its
+``ctxEmbedding`` is its own vector, since its neighbours' talk would blur what it already says at
+length (it still lends its vector to its short neighbours). Identical text is embedded once: each vector is stored
 with ``embeddingHash`` (sha256 of model + text) and ``embeddingModel``, and a text whose hash is
 already in the database reuses that vector instead of calling the embedder again.
 """
@@ -22,6 +25,7 @@ from .base import Embedder, embedding_hash
 
 __all__ = [
     "EMBED_TEXT_MAX_CHARS",
+    "LONG_TURN_CHARS",
     "NEIGHBOUR_WEIGHT",
     "NEIGHBOUR_WINDOW",
     "SESSION_DOC_MAX_TURNS",
@@ -43,6 +47,12 @@ NEIGHBOUR_WINDOW = 2
 """A turn's ``ctxEmbedding`` averages in the raw vectors of the turns this close in its session."""
 NEIGHBOUR_WEIGHT = 0.3
 """Weight of each neighbour in ``ctxEmbedding``."""
+LONG_TURN_CHARS = 1000
+"""A turn whose user message and assistant reply together exceed this many characters is a long
+turn: it is retrieved on its own words only (no neighbour context in ``contextText`` or
+``ctxEmbedding``, no whole-session prior). Chat turns are short (LoCoMo's longest is 487 characters);
+coding-assistant replies run to thousands, and there the neighbours' words crowd the top of the list
+with one session's turns (``benchmarks/results/long-turns/``). 0 = every turn gets its neighbours."""
 SESSION_DOC_MAX_TURNS = 200
 """The whole-session document holds the latest turns of the session, at most this many."""
 SESSION_DOC_TURN_CHARS = 1000
@@ -104,7 +114,10 @@ def scope_params(path: str | None) -> dict[str, str | None]:
     return {"path": path, "prefix": path.rstrip("/") + "/"}
 
 
-def embed_pending_turns(db: Database, embedder: Embedder, *, limit: int = 128, path: str | None = None) -> EmbedStats:
+def embed_pending_turns(
+    db: Database, embedder: Embedder, *, limit: int = 128, path: str | None = None,
+    long_turn_chars: int = LONG_TURN_CHARS,
+) -> EmbedStats:
     """Embed up to ``limit`` pending turns (only those of directory ``path`` and below when given);
     returns how many were embedded or reused from cache."""
     rows = db.read("embeddings/pending_turns", limit=limit, maxChars=EMBED_TEXT_MAX_CHARS, **scope_params(path))
@@ -119,17 +132,19 @@ def embed_pending_turns(db: Database, embedder: Embedder, *, limit: int = 128, p
     db.write("embeddings/set_turn_embeddings", rows=payload, model=embedder.model)
     ids = [r["id"] for r in rows]
     stats.ids = ids
-    refresh_context_vectors(db, ids)
+    refresh_context_vectors(db, ids, long_turn_chars=long_turn_chars)
     refresh_session_docs(db, sorted({r["sessionId"] for r in rows if r.get("sessionId")}))
     return stats
 
 
 def context_vectors(
-    turns: Sequence[tuple[int, Sequence[float]]], *, window: int = NEIGHBOUR_WINDOW, weight: float = NEIGHBOUR_WEIGHT
+    turns: Sequence[tuple[int, Sequence[float]]], *, window: int = NEIGHBOUR_WINDOW, weight: float = NEIGHBOUR_WEIGHT,
+    own: Sequence[bool] | None = None,
 ) -> list[list[float]]:
     """Neighbour-averaged vectors of one session's turns ``(index, raw vector)``:
     ``normalise(e_i + weight * sum of e_j for the turns j with 0 < |index_j - index_i| <= window)``.
-    Turns missing from the list (not embedded yet) simply do not contribute."""
+    Turns missing from the list (not embedded yet) simply do not contribute. The turns flagged in
+    ``own`` (long turns) keep their own normalised vector; they still count in their neighbours'."""
     if not turns:
         return []
     idx = np.array([i for i, _ in turns], dtype=np.int64)
@@ -138,6 +153,8 @@ def context_vectors(
     if weight and window > 0:
         dist = np.abs(idx[:, None] - idx[None, :])
         near = ((dist > 0) & (dist <= window)).astype(np.float64)
+        if own is not None:
+            near[np.asarray(own, dtype=bool)] = 0.0
         out += weight * (near @ mat)
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
@@ -145,22 +162,28 @@ def context_vectors(
 
 
 def refresh_context_vectors(
-    db: Database, ids: Sequence[str], *, window: int = NEIGHBOUR_WINDOW, weight: float = NEIGHBOUR_WEIGHT
+    db: Database, ids: Sequence[str], *, window: int = NEIGHBOUR_WINDOW, weight: float = NEIGHBOUR_WEIGHT,
+    long_turn_chars: int = LONG_TURN_CHARS,
 ) -> int:
     """Recompute ``ctxEmbedding`` of the given (just embedded) turns and of their embedded neighbours
-    within ``window`` in the same session (whose averages include the new vectors). Returns how many."""
+    within ``window`` in the same session (whose averages include the new vectors); a turn longer
+    than ``long_turn_chars`` (0 = none is) gets its own vector. Returns how many."""
     if not ids:
         return 0
     rows = db.read("embeddings/window_vectors", ids=list(ids), window=window)
     by_session: dict[str, dict[str, tuple[int, list[float]]]] = {}
+    long_ids: set[str] = set()
     for r in rows:
         by_session.setdefault(r["sessionId"], {})[r["id"]] = (int(r["index"]), list(r["embedding"]))
+        if long_turn_chars > 0 and int(r["chars"] or 0) > long_turn_chars:
+            long_ids.add(r["id"])
     wanted = set(ids)
     payload: list[dict[str, Any]] = []
     for turns in by_session.values():
         order = sorted(turns.items(), key=lambda kv: kv[1][0])
         new_idx = [i for tid, (i, _) in order if tid in wanted]
-        vecs = context_vectors([t for _, t in order], window=window, weight=weight)
+        vecs = context_vectors([t for _, t in order], window=window, weight=weight,
+                               own=[tid in long_ids for tid, _ in order])
         for (tid, (i, _)), vec in zip(order, vecs, strict=True):
             # only the given turns and their neighbours change; the wider rows were read as inputs
             if tid in wanted or any(abs(i - j) <= window for j in new_idx):

@@ -11,6 +11,7 @@ from typing import Any, Literal, overload
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from pydantic.alias_generators import to_camel
 
+from ..embedding.pending import LONG_TURN_CHARS
 from .lucene import DEFAULT_FIELD_WEIGHTS
 
 __all__ = [
@@ -139,7 +140,10 @@ class RetrievalConfig:
     vectors averaged with their neighbours' (``ctxEmbedding``), CombSUM fusion 0.7 text / 0.3 vector:
     hybrid R@10 75.9 (74.7 without the session prior). Equal-weight RRF with USE is far worse. A time
     the query names ("last weekend", "in March 2023") lifts the candidates of that window
-    (``time_boost``); session diversity (``session_decay``) is off: it lowered every measured set."""
+    (``time_boost``); session diversity (``session_decay``) is off: it lowered every measured set.
+    Long turns (user + assistant over ``long_turn_chars``, a coding assistant's replies) take neither
+    their neighbours' context nor the session prior: both helped short chat turns and crowded the
+    top of the list with one session's long replies."""
 
     fusion: Literal["rrf", "combsum"] = "combsum"
     """``rrf``: weighted Reciprocal Rank Fusion; ``combsum``: weighted sum of min-max normalised
@@ -160,6 +164,10 @@ class RetrievalConfig:
     (0 = off)."""
     session_depth: int = 100
     """Session documents asked of the ``session_search`` index (within the scope)."""
+    long_turn_chars: int = LONG_TURN_CHARS
+    """Turns longer than this (user message + assistant reply) get no whole-session prior: a long
+    turn is retrieved on its own words (the embedding pass likewise gives it no neighbour context,
+    ``graphmem.embedding.LONG_TURN_CHARS``; 0 = every turn gets the prior)."""
     drop_query_stopwords: bool = True
     """Drop question words and filler from the full-text query (never every term)."""
     exact_scan_max: int = 2000

@@ -423,7 +423,8 @@ class Searcher:
                      "sessions": len(sessions)})
         run.timings["text"] = ms_since(t0)
         cands = [
-            Candidate(h["id"], h["kind"], float(h["score"]) + cfg.session_weight * sessions.get(h["sessionId"], 0.0))
+            Candidate(h["id"], h["kind"], float(h["score"]) + cfg.session_weight * sessions.get(h["sessionId"], 0.0)
+                      * _gets_prior(h.get("chars"), cfg.long_turn_chars))
             for h in hits
         ]
         if sessions:  # the session prior reorders the page (stable: BM25 order breaks ties)
@@ -465,3 +466,8 @@ class Searcher:
         run: SearchRun,
     ) -> list[SearchHit]:
         return hydrate(self.db, self.config, ranked, lists, scope, mode, with_embeddings, locale, now, run)
+
+
+def _gets_prior(chars: int | None, long_turn_chars: int) -> float:
+    """1 when a full-text hit takes its session's prior, 0 for a long turn (found on its own words)."""
+    return 0.0 if long_turn_chars > 0 and chars is not None and int(chars) > long_turn_chars else 1.0

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import Settings
-from ..embedding import scope_params
+from ..embedding import LONG_TURN_CHARS, scope_params
 
 __all__ = ["DEFAULT_LLM_BATCH_CHARS", "WorkerConfig", "WorkerStats"]
 
@@ -48,6 +48,9 @@ class WorkerConfig:
     gc_every_seconds: float = 600.0
     context_window: int = 2
     """Neighbouring turns written into each embedded turn's ``contextText`` (0 = off)."""
+    long_turn_chars: int = LONG_TURN_CHARS
+    """Turns longer than this (user message + assistant reply) get no neighbour context, in
+    ``contextText`` or ``ctxEmbedding`` (0 = every turn does; ``graphmem.embedding.LONG_TURN_CHARS``)."""
     duty_cycle: float = 1.0
     """Fraction of wall time spent working while there is work: below 1 the worker pauses after each
     job (``job time * (1 / duty_cycle - 1)``) to leave CPU to interactive writers and readers."""

@@ -217,7 +217,8 @@ class SummaryWorker(JobLeases):
         if self.embedder is None:
             return 0
         try:
-            embedded = embed_pending_turns(self.db, self.embedder, limit=self.config.embed_batch, path=self.config.scope)
+            embedded = embed_pending_turns(self.db, self.embedder, limit=self.config.embed_batch, path=self.config.scope,
+                                           long_turn_chars=self.config.long_turn_chars)
             n = embedded.total
         except GraphMemError as e:
             if isinstance(e, DatabaseUnavailable):
@@ -229,7 +230,8 @@ class SummaryWorker(JobLeases):
             # document expansion for the lexical side (retrieval's contextText: the ±2 neighbours)
 
             try:
-                expand_context(self.db, self.config.context_window, ids=embedded.ids)
+                expand_context(self.db, self.config.context_window, ids=embedded.ids,
+                               long_turn_chars=self.config.long_turn_chars)
             except GraphMemError as e:
                 if isinstance(e, DatabaseUnavailable):
                     raise

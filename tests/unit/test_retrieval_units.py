@@ -168,6 +168,19 @@ def test_context_vectors_average_same_session_neighbours() -> None:
     assert context_vectors([]) == []
 
 
+def test_a_long_turn_keeps_its_own_vector_and_still_lends_it_to_its_neighbours() -> None:
+    import numpy as np
+
+    from graphmem.embedding import context_vectors
+
+    e = np.eye(4)[:3]
+    out = np.array(context_vectors([(i + 1, e[i].tolist()) for i in range(3)], window=2, weight=0.3,
+                                   own=[False, True, False]))
+    assert np.allclose(out[1], e[1])  # the long turn: its own vector only
+    want = e[0] + 0.3 * (e[1] + e[2])  # its short neighbours still average it in
+    assert np.allclose(out[0], want / np.linalg.norm(want))
+
+
 def test_session_scope_field_of_the_session_document() -> None:
     from graphmem.retrieval.lucene import build_query
     from graphmem.retrieval.search import SESSION_DOC_SCOPE_FIELD

@@ -142,8 +142,8 @@ def build_haystacks(
 
 
 def sweep_haystack_runs() -> list[HaystackRun]:
-    """Variants of the default (``--sweep``): the time window, session diversity, the context field
-    and the whole-session prior."""
+    """Variants of the default (``--sweep``): the time window, session diversity, the context field,
+    the whole-session prior and the long-turn rule (0: every turn gets its neighbours and the prior)."""
     best = RetrievalConfig()
     no_ctx = {**best.field_weights, "contextText": 0.0}
     return [
@@ -154,6 +154,7 @@ def sweep_haystack_runs() -> list[HaystackRun]:
         HaystackRun("hybrid: no context field", "hybrid", replace(best, field_weights=no_ctx)),
         HaystackRun("hybrid: no context field nor session prior", "hybrid",
                     replace(best, field_weights=no_ctx, session_weight=0.0)),
+        HaystackRun("hybrid: long turns get context and session prior too", "hybrid", replace(best, long_turn_chars=0)),
     ]
 
 
@@ -201,7 +202,8 @@ def haystack_markdown(result: BenchResult) -> str:
         f"{m.get('date')}, commit {m.get('commit')}, load before {m.get('load_before')}. Embedder: "
         f"{f.get('embedder')}. Haystacks {f.get('haystacks')} of "
         f"{f.get('sessions_per_haystack')} sessions ({f.get('needle_sessions')} from the question's conversation), "
-        f"{f.get('turns')} turns, questions {f.get('questions')}, seed {f.get('seed')}.", "",
+        f"{f.get('turns')} turns ({f.get('long_turns')} long: user + assistant over {f.get('long_turn_chars')} "
+        f"characters), questions {f.get('questions')}, seed {f.get('seed')}.", "",
         "Share of questions whose gold turns are all in the top k (session all@5: all gold sessions among the "
         "first 5 distinct sessions).", "",
         *haystack_tables_markdown(f, "LoCoMo category"),

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from graphmem.embedding import LONG_TURN_CHARS, expand_context, refresh_context_vectors
 from graphmem.memory import GraphMemory
 from graphmem.models import TurnIn
 from graphmem.retrieval import RetrievalConfig, Scope, Searcher
@@ -35,7 +36,7 @@ from .store import cleanup_bench_namespace
 __all__ = [
     "BASELINE_NAMES", "HALF_NAMES", "KS", "METRICS", "Haystack", "HaystackQuestion", "HaystackRun", "HaystackSession",
     "HaystackTurn", "bm25_rankings", "default_haystack_runs", "dense_rankings", "haystack_rows",
-    "haystack_tables_markdown", "measure_haystacks", "quality_table_lines", "score_ranking", "table",
+    "haystack_tables_markdown", "long_turns", "measure_haystacks", "quality_table_lines", "score_ranking", "table",
 ]
 
 KS = (5, 10, 30)
@@ -183,6 +184,34 @@ def dense_rankings(mem: GraphMemory, haystacks: Sequence[Haystack], ns: str,
     return out
 
 
+class Expansion:
+    """The loaded turns' neighbour context (``contextText``, ``ctxEmbedding``) as the long-turn rule
+    of the run being scored writes it: the load uses graphmem's default; a run whose
+    ``long_turn_chars`` differs rewrites both for every turn first (and :meth:`restore` puts the
+    default back, so a kept namespace is left as a fresh load would be)."""
+
+    def __init__(self, mem: GraphMemory, ids: Sequence[str], window: int) -> None:
+        self.mem, self.ids, self.window, self.stored = mem, list(ids), window, LONG_TURN_CHARS
+
+    def apply(self, long_turn_chars: int) -> None:
+        if long_turn_chars == self.stored or self.window <= 0:
+            return
+        expand_context(self.mem.db, self.window, ids=self.ids, long_turn_chars=long_turn_chars)
+        for start in range(0, len(self.ids), 1000):
+            refresh_context_vectors(self.mem.db, self.ids[start:start + 1000], long_turn_chars=long_turn_chars)
+        self.mem.await_text_index()
+        self.stored = long_turn_chars
+
+    def restore(self) -> None:
+        self.apply(LONG_TURN_CHARS)
+
+
+def long_turns(haystacks: Sequence[Haystack]) -> int:
+    """How many of the haystacks' turns are long turns by graphmem's default rule."""
+    return sum(1 for h in haystacks for s in h.sessions for t in s.turns
+               if len(t.user) + len(t.assistant) > LONG_TURN_CHARS)
+
+
 def _evaluate(mem: GraphMemory, run: HaystackRun, haystacks: Sequence[Haystack], ns: str,
               qvecs: dict[str, list[float]], id2src: dict[str, str], groups: Sequence[str]) -> None:
     searcher = Searcher(mem.db, mem.embedder, run.config, dimensions=mem.embedding_dimensions)
@@ -215,7 +244,7 @@ def measure_haystacks(
     log: Callable[[str], None] = print,
 ) -> tuple[dict[str, Any], list[str]]:
     """Load ``haystacks`` into a fresh namespace (or re-score a kept one), run each configuration and
-    the two baselines. Returns (figures, notes); the namespace is deleted unless ``keep``."""
+    the two baselines. Returns (figures, notes); a fresh namespace is deleted unless ``keep``."""
     if mem.embedder is None:
         raise ValueError(f"the {label} benchmark needs an embedder")
     ns = reuse.rstrip("/") if reuse else f"/graphmem-bench/{label}-{uuid.uuid4().hex[:12]}"
@@ -233,12 +262,17 @@ def measure_haystacks(
         id2src = _id_map(mem, ns)
         questions = sorted({q.question for h in haystacks for q in h.questions})
         qvecs = dict(zip(questions, mem.embedder.embed(questions), strict=True))
-        for run in runs:
-            t2 = time.perf_counter()
-            _evaluate(mem, run, haystacks, ns, qvecs, id2src, groups)
-            o = run.table["all"]["overall"]
-            log(f"{run.name}: all@5 {o['turn all@5']} all@10 {o['turn all@10']} "
-                f"session all@5 {o['session all@5']} ({time.perf_counter() - t2:.0f} s)")
+        expansion = Expansion(mem, sorted(id2src), expansion_window)
+        try:
+            for run in runs:
+                t2 = time.perf_counter()
+                expansion.apply(run.config.long_turn_chars)
+                _evaluate(mem, run, haystacks, ns, qvecs, id2src, groups)
+                o = run.table["all"]["overall"]
+                log(f"{run.name}: all@5 {o['turn all@5']} all@10 {o['turn all@10']} "
+                    f"session all@5 {o['session all@5']} ({time.perf_counter() - t2:.0f} s)")
+        finally:
+            expansion.restore()
         baselines = {
             BASELINE_NAMES[0]: table([(h, q, score_ranking(q, r)) for h, q, r in bm25_rankings(haystacks)], groups),
             BASELINE_NAMES[1]: table([(h, q, score_ranking(q, r))
@@ -247,6 +281,8 @@ def measure_haystacks(
         figures: dict[str, Any] = {
             "haystacks": {half: sum(1 for h in haystacks if h.half == half) for half in HALF_NAMES},
             "turns": len(id2src),
+            "long_turns": long_turns(haystacks),
+            "long_turn_chars": LONG_TURN_CHARS,
             "questions": {half: sum(len(h.questions) for h in haystacks if h.half == half) for half in HALF_NAMES},
             "embedder": mem.embedder.model,
             "expansion_window": expansion_window,
@@ -257,7 +293,7 @@ def measure_haystacks(
         if keep:
             notes.append(f"data kept under {ns}")
     finally:
-        if not keep:
+        if not keep and not reuse:  # a reused namespace stays for the next --reuse
             cleanup_bench_namespace(mem, ns)
     return figures, notes
 

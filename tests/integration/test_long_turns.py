@@ -1,0 +1,97 @@
+"""Long turns (a coding assistant's replies of thousands of characters) are retrieved on their own
+words: no neighbour text in ``contextText``, their own vector as ``ctxEmbedding``, no whole-session
+prior. Short turns keep all three. ``long_turn_chars=0`` restores the neighbours for every turn."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from graphmem import Database, GraphMemory
+from graphmem.embedding import LONG_TURN_CHARS, LocalEmbedder
+from graphmem.retrieval import RetrievalConfig, Scope
+
+from ..support import support_db
+
+pytestmark = pytest.mark.integration
+
+FILLER = ("The build runs the unit suite first, then the integration suite against the managed server; "
+          "each step prints its timing and the failing test names when there are any. ")
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalEmbedder:
+    e = LocalEmbedder()
+    e.load()
+    return e
+
+
+@pytest.fixture
+def mem(database: Database, embedder: LocalEmbedder) -> Iterator[GraphMemory]:
+    yield GraphMemory(database, embedder=embedder)
+
+
+def _session(mem: GraphMemory, cwd: str) -> tuple[str, list[str]]:
+    """A session of three turns: short (names zanzibar), long (a 1,400-character reply), short."""
+    s = mem.create_session(cwd, project_path=cwd)
+    ids = [
+        mem.store_turn(s.id, "we ship the zanzibar release tomorrow", "noted, zanzibar ships tomorrow").id,
+        mem.store_turn(s.id, "why did the migration test fail?", "The migration test failed. " + FILLER * 8).id,
+        mem.store_turn(s.id, "ok, thanks", "you are welcome").id,
+    ]
+    return s.id, ids
+
+
+def _rows(database: Database, session_id: str) -> list[dict[str, object]]:
+    return support_db(database).read("testing/turn_vectors", sessionId=session_id)
+
+
+def test_a_long_turn_gets_no_neighbour_context(mem: GraphMemory, database: Database, namespace: str) -> None:
+    cwd = namespace + "/app"
+    sid, ids = _session(mem, cwd)
+    assert len("The migration test failed. " + FILLER * 8) > LONG_TURN_CHARS
+    mem.embed_pending()
+    rows = _rows(database, sid)
+    assert rows[1]["contextText"] == ""
+    assert np.allclose(np.array(rows[1]["ctxEmbedding"]), np.array(rows[1]["embedding"]), atol=1e-5)
+    # the short turns around it still hold their neighbours' words and vectors, the long one's included
+    assert "migration test failed" in str(rows[0]["contextText"])
+    assert "zanzibar" in str(rows[2]["contextText"])
+    assert not np.allclose(np.array(rows[0]["ctxEmbedding"]), np.array(rows[0]["embedding"]), atol=1e-3)
+    mem.await_text_index()
+    found = mem.search("zanzibar", scope=Scope.directory(cwd), levels=(0,), k=5, mode="text")
+    assert ids[1] not in [h.id for h in found.hits] and ids[0] in [h.id for h in found.hits]
+
+
+def test_long_turn_chars_zero_gives_every_turn_its_neighbours(mem: GraphMemory, database: Database,
+                                                               namespace: str) -> None:
+    cwd = namespace + "/app"
+    sid, ids = _session(mem, cwd)
+    mem.embed_pending(long_turn_chars=0)
+    rows = _rows(database, sid)
+    assert "zanzibar" in str(rows[1]["contextText"])
+    assert not np.allclose(np.array(rows[1]["ctxEmbedding"]), np.array(rows[1]["embedding"]), atol=1e-3)
+    mem.await_text_index()
+    found = mem.search("zanzibar", scope=Scope.directory(cwd), levels=(0,), k=5, mode="text")
+    assert ids[1] in [h.id for h in found.hits]
+
+
+def test_a_long_turn_gets_no_session_prior(mem: GraphMemory, namespace: str) -> None:
+    cwd = namespace + "/app"
+    _, ids = _session(mem, cwd)
+    mem.embed_pending()
+    mem.await_text_index()
+    scope = Scope.directory(cwd)
+
+    def scores(**knobs: object) -> dict[str, float]:
+        mem.searcher(replace(RetrievalConfig(), time_boost=0.0, **knobs))  # type: ignore[arg-type]
+        res = mem.search("migration test failed zanzibar", scope=scope, levels=(0,), k=5, mode="text")
+        return {h.id: h.score for h in res.hits}
+
+    bare, default, everyone = scores(session_weight=0.0), scores(), scores(long_turn_chars=0)
+    assert default[ids[1]] == pytest.approx(bare[ids[1]])  # the long turn: its own BM25 only
+    assert default[ids[0]] > bare[ids[0]]  # a short turn of the same session takes the prior
+    assert everyone[ids[1]] > bare[ids[1]]
