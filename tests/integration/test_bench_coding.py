@@ -3,16 +3,21 @@ quality level or timing is asserted)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from graphmem import Database, GraphMemory
 from graphmem.embedding import LocalEmbedder
+from graphmem.retrieval import RetrievalConfig
 from graphmem_devtools.bench.coding import coding_markdown, run_coding_bench
 from graphmem_devtools.bench.coding_data import KINDS, PER_KIND, build_coding_haystacks
 from graphmem_devtools.bench.common import read_part_results, write_results
-from graphmem_devtools.bench.haystack_core import BASELINE_NAMES, METRICS
+from graphmem_devtools.bench.haystack_core import BASELINE_NAMES, METRICS, HaystackRun
+from graphmem_devtools.bench.store import cleanup_bench_namespace
+
+from ..support import support_db
 
 pytestmark = pytest.mark.integration
 
@@ -42,7 +47,16 @@ def test_bench_coding_smoke(database: Database, tmp_path: Path) -> None:
     js, _ = write_results(kept, tmp_path)  # the results files the verb writes
     assert read_part_results(js, "coding")["figures"]["turns"] == turns
 
-    # re-scoring the kept load gives the same baselines, then deletes it
-    again = run_coding_bench(mem, **size, reuse=ns, log=lambda _m: None)  # type: ignore[arg-type]
+    # re-scoring the kept load gives the same baselines; a run with the previous long-turn recipe
+    # rewrites the stored neighbour context for its turn, and the load is left as it was loaded
+    assert f["long_turns"] == turns  # every generated turn has a long reply
+    runs = [HaystackRun("hybrid", "hybrid", RetrievalConfig()),
+            HaystackRun("previous", "hybrid", replace(RetrievalConfig(), long_turn_chars=0))]
+    again = run_coding_bench(mem, **size, reuse=ns, runs=runs, log=lambda _m: None)  # type: ignore[arg-type]
     assert again.figures["baselines"] == f["baselines"] and again.figures["turns"] == turns
+    sessions = database.read("maintenance/sessions_under_path", path=ns, prefix=ns + "/")
+    assert sessions  # a reused load stays for the next --reuse
+    db = support_db(database)
+    assert {r["contextText"] for s in sessions for r in db.read("testing/turn_vectors", sessionId=s["id"])} == {""}
+    cleanup_bench_namespace(mem, ns)
     assert database.read("maintenance/sessions_under_path", path=ns, prefix=ns + "/") == []

@@ -111,7 +111,7 @@ def register(verbs: Any) -> None:
     p.add_argument("--dump", type=Path, default=None, help="also write the generated data to this JSON file")
     p.add_argument("--keep", action="store_true", help="keep the loaded data (namespace printed)")
     p.add_argument("--reuse", default=None, help="re-score a namespace kept by an earlier --keep run (same "
-                                                 "--haystacks/--sessions/--seed)")
+                                                 "--haystacks/--sessions/--seed; it is kept again)")
     p.add_argument("--sweep", action="store_true",
                    help="also run the variants of `bench haystack --sweep` (time window, session diversity, context "
                         "field, session prior)")

@@ -241,7 +241,7 @@ def _register_retrieval_verbs(verbs: Any) -> None:
     hs.add_argument("--data", type=Path, default=Path("../shared/benchmarks/locomo/locomo10.json"))
     hs.add_argument("--per-conv", type=int, default=2, help="haystacks per LoCoMo conversation")
     hs.add_argument("--keep", action="store_true", help="keep the loaded data (namespace printed)")
-    hs.add_argument("--reuse", default=None, help="re-score a namespace kept by an earlier --keep run")
+    hs.add_argument("--reuse", default=None, help="re-score a namespace kept by an earlier --keep run (it is kept again)")
     hs.add_argument("--sweep", action="store_true", help="also run the diversity / weighting variants")
     hs.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     hs.set_defaults(handler=_haystack)
