@@ -7,4 +7,4 @@ WITH t.sessionId AS sid, min(t.index) AS lo, max(t.index) AS hi
 MATCH (n:Turn {sessionId: sid})
 WHERE n.index >= lo - 2 * $window AND n.index <= hi + 2 * $window AND n.embedding IS NOT NULL
 RETURN sid AS sessionId, n.id AS id, n.index AS index, n.embedding AS embedding,
-       size(coalesce(n.userMessage, '')) + size(coalesce(n.assistantMessage, '')) AS chars
+       coalesce(n.chars, size(coalesce(n.userMessage, '')) + size(coalesce(n.assistantMessage, ''))) AS chars

@@ -2,9 +2,9 @@
 // graphmem.retrieval.lucene (user terms escaped; the scope is also a zero-weight required clause, so
 // Lucene filters it); the exact scope and level checks here are authoritative. One row:
 // how many Lucene returned (the caller widens $fetch when a full page was filtered too much), the hits
-// (with their session and, for turns, their length) and, when $sessionFetch > 0, the BM25 scores of the
-// scope's whole-session documents for $sessionQuery (session_search index; the caller adds them,
-// weighted, to those sessions' hits, except to long turns').
+// (with their session and, for turns, their length: the stored chars, else counted) and, when
+// $sessionFetch > 0, the BM25 scores of the scope's whole-session documents for $sessionQuery
+// (session_search index; the caller adds them, weighted, to those sessions' hits, except to long turns').
 CALL () {
   WITH 1 AS go WHERE $sessionFetch > 0
   CALL db.index.fulltext.queryNodes('session_search', $sessionQuery, {limit: $sessionFetch}) YIELD node, score
@@ -18,5 +18,6 @@ RETURN size(raw) AS fetched, sessions,
           AND ((r.node:Turn AND $includeTurns) OR (r.node:Summary AND r.node.level IN $levels))
         | {id: r.node.id, kind: CASE WHEN r.node:Turn THEN 'turn' ELSE 'summary' END, score: r.score,
            sessionId: r.node.sessionId,
-           chars: CASE WHEN r.node:Turn THEN size(coalesce(r.node.userMessage, '')) + size(coalesce(r.node.assistantMessage, '')) END
+           chars: CASE WHEN r.node:Turn THEN coalesce(r.node.chars,
+             size(coalesce(r.node.userMessage, '')) + size(coalesce(r.node.assistantMessage, ''))) END
           }][..$limit] AS hits
