@@ -27,7 +27,8 @@ from pathlib import Path
 from graphmem.memory import open_memory
 from graphmem.retrieval import RetrievalConfig
 from graphmem.retrieval.lucene import build_query
-from graphmem_devtools.statements import dev_db
+from graphmem_devtools.bench.coding import FULL_HAYSTACKS
+from graphmem_devtools.bench.coding_data import build_coding_haystacks
 
 QUERIES = ["retry policy", "why did the migration test fail", "why did the build break", "cache invalidation",
            "what did we decide about logging", "flaky integration test", "database index", "rate limit",
@@ -51,10 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     cfg, rng = RetrievalConfig(), random.Random(5)
     mem = open_memory()
     driver = mem.db._driver  # both statement texts run as read from their files, the baseline's from git
-    cwds = [r["cwd"] for r in dev_db(mem.db).read("bench/dirs_under", prefix=args.ns.rstrip("/") + "/")]
-    if not cwds:
-        print(f"no sessions under {args.ns}", file=sys.stderr)
-        return 2
+    # the haystack directories of the default `bench coding` load (20 haystacks, seed 11)
+    cwds = [f"{args.ns.rstrip('/')}/{h.name}" for h in build_coding_haystacks(FULL_HAYSTACKS, seed=11)]
     lat: dict[str, list[float]] = {k: [] for k in statements}
     warm = 20
     for i in range(args.queries + warm):

@@ -337,6 +337,7 @@ def _embed_run(mem: Any, w: _World) -> None:
     vectors, the neighbour-averaged ``ctxEmbedding``, ``contextText``, the session documents), but
     only these ids."""
     from graphmem.embedding import (
+        LONG_TURN_CHARS,
         embedding_hash,
         refresh_context_vectors,
         refresh_session_docs,
@@ -360,7 +361,8 @@ def _embed_run(mem: Any, w: _World) -> None:
     refresh_context_vectors(mem.db, turn_ids)
     refresh_session_docs(mem.db, sorted(w.sessions))
     for start in range(0, len(turn_ids), 500):
-        mem.db.write("search/set_context_text", ids=turn_ids[start:start + 500], window=2, maxChars=2000)
+        mem.db.write("search/set_context_text", ids=turn_ids[start:start + 500], window=2, maxChars=2000,
+                     longTurnChars=LONG_TURN_CHARS)
     spayload: list[dict[str, Any]] = []
     for s in w.sessions.values():
         sums = mem.summaries(s.id)
