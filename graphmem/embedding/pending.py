@@ -7,9 +7,9 @@ neighbours', weight 0.3, re-normalised; the turn vector index searches it, the r
 stays for dedup and the cache) and its session's whole-session BM25 document (``sessionText``). A
 long turn (user message + assistant reply over :data:`LONG_TURN_CHARS`) stands on its own: its
 ``ctxEmbedding`` is its own vector, since its neighbours' talk would blur what it already says at
-length (it still lends its vector to its short neighbours). Identical text is embedded once: each vector is stored
-with ``embeddingHash`` (sha256 of model + text) and ``embeddingModel``, and a text whose hash is
-already in the database reuses that vector instead of calling the embedder again.
+length (it still lends its vector to its short neighbours). Identical text is embedded once: each
+vector is stored with ``embeddingHash`` (sha256 of model + text) and ``embeddingModel``, and a text
+whose hash is already in the database reuses that vector instead of calling the embedder again.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ LONG_TURN_CHARS = 1000
 turn: it is retrieved on its own words only (no neighbour context in ``contextText`` or
 ``ctxEmbedding``, no whole-session prior). Chat turns are short (LoCoMo's longest is 487 characters);
 coding-assistant replies run to thousands, and there the neighbours' words crowd the top of the list
-with one session's turns (``benchmarks/results/long-turns/``). 0 = every turn gets its neighbours."""
+with one session's turns (``benchmarks/long_turns/FINDINGS.md``). 0 = every turn gets its neighbours."""
 SESSION_DOC_MAX_TURNS = 200
 """The whole-session document holds the latest turns of the session, at most this many."""
 SESSION_DOC_TURN_CHARS = 1000
