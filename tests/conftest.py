@@ -26,6 +26,7 @@ import pytest
 
 from graphmem import Database, GraphMemory
 from graphmem.config import DEFAULT_NEO4J_VERSION
+from graphmem.embedding import LocalEmbedder
 from graphmem.neo4j_local import ManagedServer
 from graphmem_devtools.servers import ServerSpec
 
@@ -141,6 +142,20 @@ def cleanup_namespace(db: Database, ns: str) -> None:
 @pytest.fixture
 def memory(database: Database) -> GraphMemory:
     return GraphMemory(database)
+
+
+@pytest.fixture(scope="session")
+def local_embedder() -> LocalEmbedder:
+    """The local USE embedder, loaded once for the whole run."""
+    e = LocalEmbedder()
+    e.load()
+    return e
+
+
+@pytest.fixture
+def embedded_memory(database: Database, local_embedder: LocalEmbedder) -> GraphMemory:
+    """A memory that embeds with the local embedder."""
+    return GraphMemory(database, embedder=local_embedder)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -4,14 +4,13 @@ prior. Short turns keep all three. ``long_turn_chars=0`` restores the neighbours
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from graphmem import Database, GraphMemory
-from graphmem.embedding import LONG_TURN_CHARS, LocalEmbedder
+from graphmem.embedding import LONG_TURN_CHARS
 from graphmem.retrieval import RetrievalConfig, Scope
 
 from ..support import support_db
@@ -22,16 +21,9 @@ FILLER = ("The build runs the unit suite first, then the integration suite again
           "each step prints its timing and the failing test names when there are any. ")
 
 
-@pytest.fixture(scope="module")
-def embedder() -> LocalEmbedder:
-    e = LocalEmbedder()
-    e.load()
-    return e
-
-
 @pytest.fixture
-def mem(database: Database, embedder: LocalEmbedder) -> Iterator[GraphMemory]:
-    yield GraphMemory(database, embedder=embedder)
+def mem(embedded_memory: GraphMemory) -> GraphMemory:
+    return embedded_memory
 
 
 def _session(mem: GraphMemory, cwd: str) -> tuple[str, list[str]]:
