@@ -70,7 +70,8 @@ def hydrate(
     items = {r["item"]["id"]: (r["kind"], r["item"]) for r in rows}
     now = now or datetime.now(UTC)
     best_text = max(scores.get("text", {}).values(), default=1.0) or 1.0
-    top = max_rrf_score({"vector": cfg.vector_weight, "text": cfg.text_weight}, cfg.rrf_k)
+    graph_weight = cfg.graph_weight if "graph" in lists else 0.0
+    top = max_rrf_score({"vector": cfg.vector_weight, "text": cfg.text_weight, "graph": graph_weight}, cfg.rrf_k)
     hits: list[SearchHit] = []
     for d, kind, score, ranks in ranked:
         if d not in items:
@@ -82,7 +83,7 @@ def hydrate(
         vscore = scores.get("vector", {}).get(d)
         tscore = scores.get("text", {}).get(d)
         if mode == "hybrid" and cfg.fusion == "combsum":
-            relevance = score / (max(cfg.vector_weight, 0) + max(cfg.text_weight, 0) or 1.0)
+            relevance = score / (max(cfg.vector_weight, 0) + max(cfg.text_weight, 0) + max(graph_weight, 0) or 1.0)
         elif mode == "hybrid":
             relevance = score / top
         elif mode == "semantic":
@@ -100,6 +101,7 @@ def hydrate(
             text_score=None if tscore is None else round(tscore, 6),
             vector_rank=ranks.get("vector"),
             text_rank=ranks.get("text"),
+            graph_rank=ranks.get("graph"),
             session_id=it.get("sessionId") or "",
             cwd=it.get("cwd") or "",
             project_path=it.get("projectPath") or "",

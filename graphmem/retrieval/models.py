@@ -53,6 +53,8 @@ class SearchHit(_Model):
     """1-based rank among the vector candidates."""
     text_rank: int | None = None
     """1-based rank among the full-text candidates."""
+    graph_rank: int | None = None
+    """1-based rank among the graph candidates (reached from the best hits; ``graph_weight`` > 0)."""
     session_id: str
     cwd: str
     project_path: str
@@ -198,6 +200,23 @@ class RetrievalConfig:
     LoCoMo haystacks (``benchmarks/results/quality.md``; 0.3 and 1.0 measured close to it)."""
     rerank_pool: int = 100
     """Fused candidates the re-ranking (diversity, time window) chooses the top k from."""
+    graph_weight: float = 0.0
+    """The graph as a third source (hybrid mode): candidates reached from the best fused hits through
+    the memory's edges (``retrieval.graph``) are fused with this weight (0 = off)."""
+    graph_seeds: int = 10
+    """Best fused candidates of the vector and full-text sides the graph source starts from."""
+    graph_summary_levels: tuple[int, ...] = (1, 2, 3)
+    """Summary levels a turn-only search (levels ``(0,)``) also asks the full-text index for, as seeds
+    of the graph source only: the turns the best of them cover climb (empty = none)."""
+    graph_depth: int = 50
+    """Graph candidates kept (best first)."""
+    graph_per_seed: int = 20
+    """Candidates per seed and edge kind (the most recent first)."""
+    graph_edge_weights: dict[str, float] = field(
+        default_factory=lambda: {"next": 1.0, "covers": 1.0, "file": 0.5, "subject": 0.5})
+    """Weight of each edge kind: ``next`` (the turns around a turn), ``covers`` (what a summary
+    covers), ``file`` (turns that touched the same file), ``subject`` (turns behind facts about the
+    same subject)."""
 
 
 @dataclass(frozen=True)

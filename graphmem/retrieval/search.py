@@ -18,6 +18,9 @@ How the vector side is run (``SearchResult.strategy["vector"]``):
   fewer than ``k`` survive while more exist, the fetch grows fourfold (up to ``max_fetch``, then
   the exact scan).
 
+With ``graph_weight`` > 0 a third list joins the fusion: the candidates the best fused hits reach
+through the graph (:mod:`.graph`), one more round trip.
+
 The full-text side puts the scope into the Lucene query as a required zero-weight clause (Lucene
 filters, BM25 scores are unchanged) and re-checks the scope and levels exactly in Cypher; a full
 page that filtering thinned out is fetched again, larger. Every hydrated hit is checked against the
@@ -41,6 +44,7 @@ from ..db.concurrency import pool_for
 from ..embedding import Embedder
 from ..errors import DatabaseError, InvalidInput
 from .fusion import combsum, rrf
+from .graph import graph_candidates
 from .hits import Candidate, SearchRun, hydrate, ms_since
 from .lucene import build_query, query_terms
 from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
@@ -62,6 +66,7 @@ QUERY_FILES = (
     "search/vector_session", "search/vector_cwd", "search/vector_project", "search/vector_all",
     "search/exact_session", "search/exact_cwd", "search/exact_project", "search/exact_all",
     "search/text_session", "search/text_cwd", "search/text_project", "search/text_all",
+    "search/graph_session", "search/graph_cwd", "search/graph_project", "search/graph_all",
     "search/reindex_reset_turns", "search/reindex_reset_summaries",
 )
 """The per-scope statement files chosen at run time (``search/<source>_<scope kind>``)."""
@@ -169,6 +174,11 @@ class Searcher:
                 text_future = pool_for(self.db, _pool).submit(self._text, query, sc, lv, max(depth, k), run)
             else:
                 lists["text"] = self._text(query, sc, lv, max(depth, k), run)
+        summary_seeds: Future[list[Candidate]] | None = None
+        if effective == "hybrid" and cfg.graph_weight > 0 and cfg.graph_summary_levels and not any(x >= 1 for x in lv):
+            # a turn search still starts the graph from the summaries that match: what they cover climbs
+            summary_seeds = pool_for(self.db, _pool).submit(
+                self._text, query, sc, sorted(set(cfg.graph_summary_levels)), cfg.graph_seeds, run, "graph_summaries")
         pending: Future[str | None] | None = None
         if effective in ("hybrid", "semantic") and qvec is not None:
             pending = pool_for(self.db, _pool).submit(self._pending_warning, sc, lv)
@@ -179,6 +189,11 @@ class Searcher:
             lists["vector"] = vec_c
         if text_future is not None:
             lists["text"] = text_future.result()
+        if effective == "hybrid" and cfg.graph_weight > 0:
+            seeds = self._fuse(lists, effective, cfg.graph_seeds)
+            by_summary = [(c.id, c.kind, c.score) for c in summary_seeds.result()] if summary_seeds else []
+            lists["graph"] = graph_candidates(self.db, cfg, [(d, kind, s) for d, kind, s, _ in seeds], sc, lv, run,
+                                              summary_seeds=by_summary)
         if effective == "text" and min_score is not None:
             lists["text"] = [c for c in lists["text"] if c.score >= min_score]
         ranked, window = rerank_fused(self.db, lambda n: self._fuse(lists, effective, n), query, now, cfg, k,
@@ -383,7 +398,9 @@ class Searcher:
             else:
                 need["summary"] = 0
 
-    def _text(self, query: str, scope: Scope, levels: list[int], depth: int, run: SearchRun) -> list[Candidate]:
+    def _text(self, query: str, scope: Scope, levels: list[int], depth: int, run: SearchRun,
+              label: str = "text") -> list[Candidate]:
+        """Full-text candidates; ``label`` names the run's strategy and timing entries."""
         t0 = time.perf_counter()
         cfg = self.config
         lucene = build_query(
@@ -391,10 +408,10 @@ class Searcher:
             drop_stopwords=cfg.drop_query_stopwords,
         )
         info: dict[str, Any] = {}
-        run.strategy["text"] = info
+        run.strategy[label] = info
         if lucene is None:
             info["strategy"] = "no-terms"
-            run.timings["text"] = ms_since(t0)
+            run.timings[label] = ms_since(t0)
             return []
         session_query = None
         if cfg.session_weight > 0:
@@ -421,7 +438,7 @@ class Searcher:
         sessions = {r["sessionId"]: float(r["score"]) for r in (rows[0]["sessions"] if rows else [])}
         info.update({"strategy": "lucene", "fetch": fetch, "rounds": rounds, "candidates": len(hits),
                      "sessions": len(sessions)})
-        run.timings["text"] = ms_since(t0)
+        run.timings[label] = ms_since(t0)
         cands = [
             Candidate(h["id"], h["kind"], float(h["score"]) + cfg.session_weight * sessions.get(h["sessionId"], 0.0)
                       * _gets_prior(h.get("chars"), cfg.long_turn_chars))
@@ -438,15 +455,16 @@ class Searcher:
             cfg = self.config
             fused = combsum(
                 {"vector": [(c.id, c.score) for c in lists.get("vector", [])][: 2 * cfg.vector_depth],
-                 "text": [(c.id, c.score) for c in lists.get("text", [])][: cfg.text_depth]},
-                weights={"vector": cfg.vector_weight, "text": cfg.text_weight},
+                 "text": [(c.id, c.score) for c in lists.get("text", [])][: cfg.text_depth],
+                 "graph": [(c.id, c.score) for c in lists.get("graph", [])]},
+                weights={"vector": cfg.vector_weight, "text": cfg.text_weight, "graph": cfg.graph_weight},
             )
             return [(d, kinds[d], s, r) for d, s, r in fused[:k]]
         if mode == "hybrid":
             cfg = self.config
             fused = rrf(
                 {s: [c.id for c in lst] for s, lst in lists.items()}, k=cfg.rrf_k,
-                weights={"vector": cfg.vector_weight, "text": cfg.text_weight},
+                weights={"vector": cfg.vector_weight, "text": cfg.text_weight, "graph": cfg.graph_weight},
                 depths={"vector": 2 * cfg.vector_depth, "text": cfg.text_depth},
             )
             return [(d, kinds[d], s, r) for d, s, r in fused[:k]]

@@ -29,6 +29,7 @@ from graphmem.memory import GraphMemory
 from graphmem.models import TurnIn
 from graphmem.retrieval import RetrievalConfig, Scope, Searcher
 from graphmem.retrieval.models import SearchMode
+from graphmem.worker import SummaryWorker, WorkerConfig
 
 from ..statements import dev_db
 from .store import cleanup_bench_namespace
@@ -231,6 +232,17 @@ def _evaluate(mem: GraphMemory, run: HaystackRun, haystacks: Sequence[Haystack],
     run.latency_ms = {"p50": round(s[len(s) // 2], 2), "p95": round(s[int(len(s) * 0.95)], 2)} if s else {}
 
 
+def _summarize(mem: GraphMemory, ns: str, log: Callable[[str], None]) -> dict[str, int]:
+    """Run the summary worker (extractive, with the memory's embedder) to idle over ``ns``; the
+    summaries per level."""
+    t0 = time.perf_counter()
+    stats = SummaryWorker(mem.db, embedder=mem.embedder, config=WorkerConfig(scope=ns)).run_until_idle()
+    per_level = {str(r["level"]): int(r["n"]) for r in dev_db(mem.db).read("bench/summary_levels", prefix=ns + "/")}
+    log(f"summarized to idle in {time.perf_counter() - t0:.0f} s: {per_level} ({stats.errors} errors, "
+        f"{stats.jobs_failed} failed jobs)")
+    return per_level
+
+
 def measure_haystacks(
     mem: GraphMemory,
     haystacks: Sequence[Haystack],
@@ -241,10 +253,13 @@ def measure_haystacks(
     expansion_window: int = 2,
     keep: bool = False,
     reuse: str | None = None,
+    summarize: bool = False,
     log: Callable[[str], None] = print,
 ) -> tuple[dict[str, Any], list[str]]:
     """Load ``haystacks`` into a fresh namespace (or re-score a kept one), run each configuration and
-    the two baselines. Returns (figures, notes); a fresh namespace is deleted unless ``keep``."""
+    the two baselines. With ``summarize`` the summary worker (offline extractive summarizer, the
+    embedder) first runs to idle over the namespace, as a deployment's worker would have. Returns
+    (figures, notes); a fresh namespace is deleted unless ``keep``."""
     if mem.embedder is None:
         raise ValueError(f"the {label} benchmark needs an embedder")
     ns = reuse.rstrip("/") if reuse else f"/graphmem-bench/{label}-{uuid.uuid4().hex[:12]}"
@@ -258,6 +273,7 @@ def measure_haystacks(
             stats = mem.embed_pending(batch=256, expansion_window=expansion_window)
             log(f"stored in {t1 - t0:.0f} s, embedded {stats.total} ({stats.reused} reused) "
                 f"in {time.perf_counter() - t1:.0f} s")
+        summaries = _summarize(mem, ns, log) if summarize else {}
         mem.await_text_index()
         id2src = _id_map(mem, ns)
         questions = sorted({q.question for h in haystacks for q in h.questions})
@@ -286,6 +302,7 @@ def measure_haystacks(
             "questions": {half: sum(len(h.questions) for h in haystacks if h.half == half) for half in HALF_NAMES},
             "embedder": mem.embedder.model,
             "expansion_window": expansion_window,
+            "summaries": summaries,
             "runs": [{"name": r.name, "mode": r.mode, "config": asdict(r.config),
                       "table": r.table, "search_latency_ms": r.latency_ms} for r in runs],
             "baselines": baselines,

@@ -177,6 +177,27 @@ def _time_search(
     return lat, strategies
 
 
+def _time_side_by_side(searchers: dict[str, Searcher], queries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each query searched by every searcher in turn, the order rotating from query to query (so
+    the server's state and the machine's load weigh on all of them alike): percentiles per searcher,
+    with the median of the per-query ratio to the first searcher."""
+    names = list(searchers)
+    lat: dict[str, list[float]] = {n: [] for n in names}
+    for i, q in enumerate(queries):
+        order = names[i % len(names):] + names[:i % len(names)]
+        for n in order:
+            t0 = time.perf_counter()
+            searchers[n].search(q["text"], scope=q["scope"], k=10, mode="hybrid", vector=q["vector"])
+            lat[n].append((time.perf_counter() - t0) * 1000)
+    out: dict[str, dict[str, Any]] = {}
+    for n in names:
+        p: dict[str, Any] = dict(percentiles(lat[n]))
+        ratios = [b / a for a, b in zip(lat[names[0]], lat[n], strict=True) if a > 0]
+        p["median ratio to the first"] = round(statistics.median(ratios), 3) if ratios else None
+        out[n] = p
+    return out
+
+
 def run_retrieval_bench(
     mem: GraphMemory,
     *,
@@ -184,6 +205,7 @@ def run_retrieval_bench(
     queries: int = 300,
     context_calls: int = 300,
     context_warmup: int = 30,
+    graph_weight: float = 0.2,
     command: str = "graphmem bench retrieval",
     log: Callable[[str], None] = print,
 ) -> BenchResult:
@@ -227,6 +249,15 @@ def run_retrieval_bench(
             pa: dict[str, Any] = dict(percentiles(lat))
             pa["stages p50 ms"] = ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in search_stages.items() if v)
             result.figures[f"{size} nodes, hybrid k=10, all scopes (adaptive)"] = pa
+            recipes = {
+                "current recipe": adaptive,
+                "previous recipe (long_turn_chars=0)": Searcher(mem.db, None, replace(base_cfg, long_turn_chars=0),
+                                                                dimensions=DIM),
+                f"graph source on (graph_weight {graph_weight})": Searcher(
+                    mem.db, None, replace(base_cfg, graph_weight=graph_weight), dimensions=DIM),
+            }
+            for name, p_side in _time_side_by_side(recipes, qs).items():
+                result.figures[f"{size} nodes, hybrid k=10, all scopes, side by side: {name}"] = p_side
             forced_index = Searcher(mem.db, None, replace(base_cfg, exact_scan_max=0, exact_scan_max_filtered=0), dimensions=DIM)
             forced_exact = Searcher(mem.db, None, replace(base_cfg, exact_scan_max=10**9, exact_scan_max_filtered=10**9), dimensions=DIM)
             for label, s in (("index", forced_index), ("exact", forced_exact)):
@@ -239,22 +270,40 @@ def run_retrieval_bench(
         if mem.embedder is not None and context_calls > 0:
             cfg = ContextConfig(scope="project")
             ids = [synth.rng.choice(sessions)["id"] for _ in range(context_calls + context_warmup)]
-            lat = []
+            memories = {"current recipe": mem}
+            for name, rc in (("previous recipe (long_turn_chars=0)", replace(base_cfg, long_turn_chars=0)),
+                             (f"graph source on (graph_weight {graph_weight})",
+                              replace(base_cfg, graph_weight=graph_weight))):
+                other = GraphMemory(mem.db, embedder=mem.embedder)
+                other.searcher(rc)
+                memories[name] = other
+            names = list(memories)
+            lat_by: dict[str, list[float]] = {n: [] for n in names}
             stages: dict[str, list[float]] = {}
             for n, sid in enumerate(ids):
                 msg = f"what did we decide about {synth.text(synth.rng.randrange(TOPICS), 6)}?"
-                # the previous call's injection log is written in the background; in a session the
-                # LLM's answer comes between two calls, so it is done by then: wait for it untimed
-                mem.deferred.wait_all()
-                t0 = time.perf_counter()
-                block = mem.build_context(sid, msg, config=cfg)
-                if n >= context_warmup:
-                    lat.append((time.perf_counter() - t0) * 1000)
-                    for stage, ms in block.timings_ms.items():
-                        stages.setdefault(stage, []).append(float(ms))
-            bc: dict[str, Any] = dict(percentiles(lat))
+                # every recipe answers the same message, in an order rotating from call to call
+                for name in names[n % len(names):] + names[:n % len(names)]:
+                    m = memories[name]
+                    # the previous call's injection log is written in the background; in a session the
+                    # LLM's answer comes between two calls, so it is done by then: wait for it untimed
+                    for w in memories.values():
+                        w.deferred.wait_all()
+                    t0 = time.perf_counter()
+                    block = m.build_context(sid, msg, config=cfg)
+                    if n >= context_warmup:
+                        lat_by[name].append((time.perf_counter() - t0) * 1000)
+                        if m is mem:
+                            for stage, ms in block.timings_ms.items():
+                                stages.setdefault(stage, []).append(float(ms))
+            bc: dict[str, Any] = dict(percentiles(lat_by[names[0]]))
             bc["stages p50 ms"] = ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in stages.items())
             result.figures[f"{state['n']} nodes, build_context end to end (local embedder, project scope)"] = bc
+            for name in names[1:]:
+                pb: dict[str, Any] = dict(percentiles(lat_by[name]))
+                ratios = [b / a for a, b in zip(lat_by[names[0]], lat_by[name], strict=True) if a > 0]
+                pb["median ratio to the first"] = round(statistics.median(ratios), 3) if ratios else None
+                result.figures[f"{state['n']} nodes, build_context end to end, side by side: {name}"] = pb
         result.notes += [
             "Synthetic data: pseudo-word texts and synthetic 512-d clustered vectors (not model embeddings), "
             "written straight to the nodes; 10 sessions per project, 90% turns / 10% summaries.",
@@ -264,6 +313,10 @@ def run_retrieval_bench(
             "untimed: in a session the LLM's answer comes between two calls. "
             f"{context_calls} build_context calls are timed after {context_warmup} untimed ones "
             "(the first calls of a process warm the embedder and the statements' plans).",
+            "Side by side rows: every query is searched by the current recipe, the previous one "
+            "(long_turn_chars=0: long turns take the whole-session prior) and the current one with the graph source "
+            f"on (graph_weight {graph_weight}), in rotating order, in one pass; 'median ratio to the first' is the "
+            "median over queries of each one's latency divided by the current recipe's for the same query.",
             "Stages of a search (the all-scopes row): the vector and the full-text candidate statements run "
             "concurrently (two server statements on the machine's cores), hydrate (the final hits' details) after "
             "both; stage p50s do not add up to the total p50.",

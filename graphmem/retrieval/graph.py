@@ -1,0 +1,72 @@
+"""The graph as a retrieval source: candidates reached from the best vector and full-text hits.
+
+The best ``graph_seeds`` fused candidates of the two other sources are the seeds. From them one
+statement (``search/graph_<scope kind>``) follows the memory's edges: the turns around a turn
+(NEXT), what a summary covers down to its turns (SUMMARIZES), the turns whose tool calls touched the
+same files (TOUCHED) and the turns that facts about the same subjects came from (EXTRACTED_FROM,
+ABOUT). Each candidate scores the sum of its seeds' scaled fused scores times the edge's weight;
+ranked, they enter the fusion as a third list (weight ``graph_weight``), so evidence that sits next
+to, under or beside a strong hit climbs even when its own words match the query poorly.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from ..db import Database
+from .hits import Candidate, SearchRun, ms_since
+from .models import RetrievalConfig
+from .scopes import Scope
+
+__all__ = ["GRAPH_EDGES", "graph_candidates"]
+
+GRAPH_EDGES = ("next", "covers", "file", "subject")
+"""The edge kinds the graph source follows (``RetrievalConfig.graph_edge_weights`` keys)."""
+
+
+def _scaled(seeds: Sequence[tuple[str, str, float]]) -> list[tuple[str, str, float]]:
+    top = max((s for _, _, s in seeds), default=0.0)
+    return [(d, kind, s / top) for d, kind, s in seeds if s > 0] if top > 0 else []
+
+
+def graph_candidates(
+    db: Database,
+    config: RetrievalConfig,
+    seeds: Sequence[tuple[str, str, float]],
+    scope: Scope,
+    levels: Sequence[int],
+    run: SearchRun,
+    *,
+    summary_seeds: Sequence[tuple[str, str, float]] = (),
+) -> list[Candidate]:
+    """The graph list for ``seeds`` (``(id, kind, fused score)``, best first), best first, at most
+    ``graph_depth``. ``summary_seeds``: summaries found for the query although the search's levels
+    leave summaries out (their full-text scores), so that what they cover can still climb. Each
+    list's scores are scaled by its best, so the edge weights mean the same for every fusion."""
+    t0 = time.perf_counter()
+    scaled = _scaled(seeds) + _scaled(summary_seeds)
+    info: dict[str, Any] = {"seeds": len(scaled), "summary_seeds": len(summary_seeds)}
+    run.strategy["graph"] = info
+    if not scaled:
+        info["candidates"] = 0
+        run.timings["graph"] = ms_since(t0)
+        return []
+    params: dict[str, Any] = {
+        "turnSeeds": [{"id": d, "score": s} for d, kind, s in scaled if kind == "turn"],
+        "summarySeeds": [{"id": d, "score": s} for d, kind, s in scaled if kind != "turn"],
+        "longTurnChars": config.long_turn_chars,
+        "weights": {e: float(config.graph_edge_weights.get(e, 0.0)) for e in GRAPH_EDGES},
+        "perSeed": config.graph_per_seed,
+        "includeTurns": 0 in levels,
+        "levels": [x for x in levels if x >= 1],
+        "limit": config.graph_depth,
+    }
+    if scope.value is not None:
+        params["value"] = scope.value
+    rows = db.read(f"search/graph_{scope.file_kind}", **params)
+    cands = [Candidate(r["id"], r["kind"], float(r["score"])) for r in rows]
+    info["candidates"] = len(cands)
+    run.timings["graph"] = ms_since(t0)
+    return cands

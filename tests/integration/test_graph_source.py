@@ -1,0 +1,142 @@
+"""The graph as a retrieval source: turns reached from the best hits through the memory's edges (the
+turns around a hit, turns that touched the same file, turns behind facts about the same subject, what
+a summary covers) enter the fusion as a third list when ``graph_weight`` > 0, and say so in
+``graph_rank``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from graphmem import GraphMemory
+from graphmem.models import ToolCallIn
+from graphmem.retrieval import RetrievalConfig, Scope, Searcher
+from graphmem.worker import SummaryWorker, WorkerConfig
+
+pytestmark = pytest.mark.integration
+
+DECOYS = [
+    ("what is the weather like in lisbon", "sunny and warm all week"),
+    ("recommend a novel for the holidays", "try a long russian classic"),
+    ("how do I boil an egg", "nine minutes for a firm yolk"),
+    ("which bus goes to the airport", "the express line from the station"),
+]
+
+
+def _edit(path: str) -> ToolCallIn:
+    return ToolCallIn(name="Edit", args={"file_path": path, "old_string": "a", "new_string": "b"}, result="ok")
+
+
+def _searcher(mem: GraphMemory, graph_weight: float) -> Searcher:
+    cfg = replace(RetrievalConfig(), graph_weight=graph_weight)
+    return Searcher(mem.db, mem.embedder, cfg, dimensions=mem.embedding_dimensions)
+
+
+def _load(mem: GraphMemory, cwd: str) -> dict[str, str]:
+    """A session about the login redirect (editing src/auth/redirect.py), a later session that edits
+    the same file without naming the topic, and unrelated sessions."""
+    ids: dict[str, str] = {}
+    first = mem.create_session(cwd, project_path=cwd)
+    ids["seed"] = mem.store_turn(
+        first.id, "fix the login redirect loop after sign in",
+        "the login redirect looped because the session cookie was dropped; fixed it",
+        [_edit(f"{cwd}/src/auth/redirect.py")]).id
+    ids["seed_session"] = first.id
+    later = mem.create_session(cwd, project_path=cwd)
+    ids["same_file"] = mem.store_turn(later.id, "tidy that module up", "renamed two helpers and removed dead code",
+                                      [_edit(f"{cwd}/src/auth/redirect.py")]).id
+    for user, assistant in DECOYS:
+        s = mem.create_session(cwd, project_path=cwd)
+        mem.store_turn(s.id, user, assistant)
+    mem.embed_pending()
+    mem.await_text_index()
+    return ids
+
+
+def test_a_turn_that_touched_the_same_file_is_reached(embedded_memory: GraphMemory, namespace: str) -> None:
+    mem = embedded_memory
+    cwd = namespace + "/app"
+    ids = _load(mem, cwd)
+    scope = Scope.directory(cwd)
+    on = _searcher(mem, 0.5).search("login redirect loop", scope=scope, levels=(0,), k=6)
+    order = [h.id for h in on.hits]
+    assert order[:2] == [ids["seed"], ids["same_file"]]
+    by_id = {h.id: h for h in on.hits}
+    assert by_id[ids["same_file"]].graph_rank == 1
+    assert on.strategy["graph"]["seeds"] >= 1 and on.strategy["graph"]["candidates"] >= 1
+    assert "graph" in on.timings_ms
+    off = _searcher(mem, 0.0).search("login redirect loop", scope=scope, levels=(0,), k=6)
+    assert "graph" not in off.strategy and all(h.graph_rank is None for h in off.hits)
+
+
+def test_turns_behind_facts_about_the_same_subject_are_reached(embedded_memory: GraphMemory, namespace: str) -> None:
+    mem = embedded_memory
+    cwd = namespace + "/app"
+    s = mem.create_session(cwd, project_path=cwd)
+    turns = [mem.store_turn(s.id, u, a) for u, a in [
+        ("my sister Ines moved to Porto", "noted, Porto it is"), *DECOYS,
+        ("she starts a new job in January", "good luck to her")]]
+    mem.remember("Ines lives in Porto", ["Ines"], scope=f"project:{cwd}", turn_id=turns[0].id)
+    mem.remember("Ines starts a new job in January", ["Ines"], scope=f"project:{cwd}", turn_id=turns[-1].id)
+    mem.embed_pending()
+    mem.await_text_index()
+    res = _searcher(mem, 0.5).search("where did Ines move", scope=Scope.directory(cwd), levels=(0,), k=7)
+    by_id = {h.id: h for h in res.hits}
+    assert res.hits[0].id == turns[0].id
+    assert by_id[turns[-1].id].graph_rank is not None
+    # the decoys are reached only as the first turn's neighbour (NEXT), the job turn as a fact's source too
+    assert [h.id for h in res.hits].index(turns[-1].id) < max([h.id for h in res.hits].index(t.id) for t in turns[2:-1])
+
+
+def test_text_and_semantic_modes_do_not_run_the_graph(embedded_memory: GraphMemory, namespace: str) -> None:
+    mem = embedded_memory
+    cwd = namespace + "/app"
+    _load(mem, cwd)
+    for mode in ("text", "semantic"):
+        res = _searcher(mem, 0.5).search("login redirect loop", scope=Scope.directory(cwd), levels=(0,), k=5,
+                                         mode=mode)  # type: ignore[arg-type]
+        assert "graph" not in res.strategy and all(h.graph_rank is None for h in res.hits)
+
+
+@pytest.mark.parametrize("scope_kind", ["session", "project", "everything"])
+def test_every_scope_kind_keeps_graph_candidates_inside_it(embedded_memory: GraphMemory, namespace: str,
+                                                           scope_kind: str) -> None:
+    mem = embedded_memory
+    cwd = namespace + "/app"
+    ids = _load(mem, cwd)
+    other = namespace + "/other"
+    o = mem.create_session(other, project_path=other)
+    mem.store_turn(o.id, "touch it elsewhere", "done", [_edit(f"{cwd}/src/auth/redirect.py")])
+    mem.embed_pending()
+    mem.await_text_index()
+    scope = {"session": Scope.session(ids["seed_session"]),
+             "project": Scope.project(cwd), "everything": Scope.everything()}[scope_kind]
+    res = _searcher(mem, 0.5).search("login redirect loop", scope=scope, levels=(0,), k=10)
+    assert "graph" in res.strategy
+    for h in res.hits:
+        assert scope.contains(h.session_id, h.cwd, h.project_path)
+    if scope_kind == "project":
+        assert {h.cwd for h in res.hits} == {cwd}
+
+
+def test_a_turn_search_starts_the_graph_from_matching_summaries_too(embedded_memory: GraphMemory,
+                                                                   namespace: str) -> None:
+    mem = embedded_memory
+    cwd = namespace + "/app"
+    s = mem.create_session(cwd, project_path=cwd)
+    filler = "The nightly build ran the whole suite and reported its timings to the dashboard. " * 30
+    turns = [mem.store_turn(s.id, f"step {i} of the quarterly audit", f"Audit step {i} is done. {filler}")
+             for i in range(4)]
+    SummaryWorker(mem.db, embedder=mem.embedder, config=WorkerConfig(scope=namespace)).run_until_idle()
+    mem.embed_pending()
+    mem.await_text_index()
+    scope = Scope.directory(cwd)
+    res = _searcher(mem, 0.5).search("quarterly audit", scope=scope, levels=(0,), k=4)
+    assert res.strategy["graph"]["summary_seeds"] >= 1
+    assert all(h.kind == "turn" for h in res.hits)
+    assert {h.id for h in res.hits} == {t.id for t in turns}
+    assert any(h.graph_rank is not None for h in res.hits)
+    # a search that asks for summaries itself seeds from its own fused hits only
+    both = _searcher(mem, 0.5).search("quarterly audit", scope=scope, levels=(0, 1, 2), k=6)
+    assert both.strategy["graph"]["summary_seeds"] == 0 and "graph_summaries" not in both.strategy
