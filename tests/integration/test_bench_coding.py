@@ -60,3 +60,19 @@ def test_bench_coding_smoke(database: Database, tmp_path: Path) -> None:
     assert {r["contextText"] for s in sessions for r in db.read("testing/turn_vectors", sessionId=s["id"])} == {""}
     cleanup_bench_namespace(mem, ns)
     assert database.read("maintenance/sessions_under_path", path=ns, prefix=ns + "/") == []
+
+
+def test_bench_coding_with_tool_calls_summaries_and_the_graph_source(database: Database) -> None:
+    mem = GraphMemory(database, embedder=LocalEmbedder())
+    size = {"haystacks": 2, "sessions": 1, "turns": (3, 3), "seed": 3}
+    runs = [HaystackRun("hybrid + graph", "hybrid", replace(RetrievalConfig(), graph_weight=0.2))]
+    res = run_coding_bench(mem, **size, runs=runs, tool_calls=True, summarize=True,  # type: ignore[arg-type]
+                           log=lambda _m: None)
+    f = res.figures
+    assert f["tool_calls"] is True
+    assert f["summaries"]["1"] == f["turns"]  # the worker ran to idle: one level-1 summary per turn
+    assert f["runs"][0]["table"]["all"]["overall"]["n"] == 2 * sum(PER_KIND.values())
+    md = coding_markdown(res)
+    assert "Each turn stores its edited file as an Edit tool call." in md
+    assert "Summaries written by the worker run to idle" in md
+    assert not any(n.startswith("data kept under") for n in res.notes)  # a fresh load is deleted

@@ -23,7 +23,13 @@ from graphmem.memory import GraphMemory
 from .coding_data import KINDS, PER_KIND, build_coding_haystacks, dump_haystacks
 from .common import BenchResult, machine_info, write_results
 from .haystack import sweep_haystack_runs
-from .haystack_core import HaystackRun, default_haystack_runs, haystack_tables_markdown, measure_haystacks
+from .haystack_core import (
+    HaystackRun,
+    default_haystack_runs,
+    haystack_tables_markdown,
+    measure_haystacks,
+    summaries_sentence,
+)
 
 __all__ = ["FULL_HAYSTACKS", "coding_markdown", "register", "run_coding_bench"]
 
@@ -42,6 +48,8 @@ def run_coding_bench(
     expansion_window: int = 2,
     keep: bool = False,
     reuse: str | None = None,
+    summarize: bool = False,
+    tool_calls: bool = False,
     dump: Path | None = None,
     command: str = "graphmem bench coding",
     log: Callable[[str], None] = print,
@@ -57,7 +65,7 @@ def run_coding_bench(
     result = BenchResult("coding", command, machine_info(mem.db.server_info().version))
     figures, notes = measure_haystacks(mem, hays, runs=runs if runs is not None else default_haystack_runs(),
                                        groups=KINDS, label="coding", expansion_window=expansion_window, keep=keep,
-                                       reuse=reuse, log=log)
+                                       reuse=reuse, summarize=summarize, tool_calls=tool_calls, log=log)
     replies = sorted(len(t.assistant) for h in hays for s in h.sessions for t in s.turns)
     result.figures = {**figures, "sessions_per_haystack": sessions, "seed": seed, "turns_per_session": list(turns),
                       "haystacks_total": haystacks, "full_size": haystacks >= FULL_HAYSTACKS,
@@ -89,7 +97,9 @@ def coding_markdown(result: BenchResult) -> str:
         f"of {f.get('sessions_per_haystack')} sessions, {f.get('turns')} turns (assistant reply characters p10 / p50 "
         f"/ p90: {rc.get('tenth percentile')} / {rc.get('median')} / {rc.get('ninetieth percentile')}), "
         f"questions {f.get('questions')} "
-        f"({', '.join(f'{k} {v}' for k, v in PER_KIND.items())} per haystack), seed {f.get('seed')}.", "",
+        f"({', '.join(f'{k} {v}' for k, v in PER_KIND.items())} per haystack), seed {f.get('seed')}. "
+        f"{summaries_sentence(f)} "
+        f"{'Each turn stores its edited file as an Edit tool call.' if f.get('tool_calls') else 'No tool calls.'}", "",
         "Data: `graphmem_devtools.bench.coding_data` (five projects per haystack over ~3 months; decoy sessions of "
         "the same topic in other projects or at other times). Tune = even haystacks, test = odd ones. Share of "
         "questions whose gold turns are all in the top k (session all@5: all gold sessions among the first 5 "
@@ -115,6 +125,10 @@ def register(verbs: Any) -> None:
     p.add_argument("--sweep", action="store_true",
                    help="also run the variants of `bench haystack --sweep` (time window, session diversity, context "
                         "field, session prior)")
+    p.add_argument("--tool-calls", action="store_true",
+                   help="store each turn's edited file as an Edit tool call (what a coding assistant's hooks record)")
+    p.add_argument("--summaries", action="store_true",
+                   help="run the summary worker (extractive summarizer) to idle before scoring, as a deployment would")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     p.set_defaults(handler=_coding)
 
@@ -128,7 +142,9 @@ def _coding(args: argparse.Namespace) -> int:
         with open_memory(start=True) as mem:
             runs = default_haystack_runs() + (sweep_haystack_runs() if args.sweep else [])
             result = run_coding_bench(mem, haystacks=args.haystacks, seed=args.seed, sessions=args.sessions,
-                                      runs=runs, keep=args.keep, reuse=args.reuse, dump=args.dump, command=command,
+                                      runs=runs, keep=args.keep, reuse=args.reuse, summarize=args.summaries,
+                                      tool_calls=args.tool_calls,
+                                      dump=args.dump, command=command,
                                       log=lambda m: print(m, file=sys.stderr, flush=True))
     except ValueError as e:
         print(f"graphmem: error: {e}", file=sys.stderr)

@@ -208,7 +208,7 @@ class _Gen:
                 if needle is not None and by_user:
                     user = f"{user} {needle}" if self.rng.random() < 0.5 else f"{needle} {user}"
                 reply = self._reply(topic, slots, needle if not by_user else None)
-                turns.append(HaystackTurn(f"{p.key}/t{ti}", user, reply))
+                turns.append(HaystackTurn(f"{p.key}/t{ti}", user, reply, files=(slots["file"],)))
             out.append(HaystackSession(p.key, turns, p.ts))
         return out
 

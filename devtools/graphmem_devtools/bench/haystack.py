@@ -53,6 +53,7 @@ from .haystack_core import (
     measure_haystacks,
     quality_table_lines,
     score_ranking,
+    summaries_sentence,
 )
 from .locomo import CATEGORIES, _date
 
@@ -170,6 +171,7 @@ def run_haystack_bench(
     expansion_window: int = 2,
     keep: bool = False,
     reuse: str | None = None,
+    summarize: bool = False,
     command: str = "graphmem bench haystack",
     log: Callable[[str], None] = print,
 ) -> BenchResult:
@@ -181,7 +183,7 @@ def run_haystack_bench(
     result = BenchResult("haystack", command, machine_info(mem.db.server_info().version))
     figures, notes = measure_haystacks(mem, haystacks, runs=runs if runs is not None else default_haystack_runs(),
                                        groups=GROUPS, label="haystack", expansion_window=expansion_window,
-                                       keep=keep, reuse=reuse, log=log)
+                                       keep=keep, reuse=reuse, summarize=summarize, log=log)
     result.figures = {**figures, "sessions_per_haystack": sessions, "needle_sessions": needles, "seed": seed}
     result.notes += notes
     return result
@@ -203,7 +205,7 @@ def haystack_markdown(result: BenchResult) -> str:
         f"{f.get('embedder')}. Haystacks {f.get('haystacks')} of "
         f"{f.get('sessions_per_haystack')} sessions ({f.get('needle_sessions')} from the question's conversation), "
         f"{f.get('turns')} turns ({f.get('long_turns')} long: user + assistant over {f.get('long_turn_chars')} "
-        f"characters), questions {f.get('questions')}, seed {f.get('seed')}.", "",
+        f"characters), questions {f.get('questions')}, seed {f.get('seed')}. {summaries_sentence(f)}", "",
         "Share of questions whose gold turns are all in the top k (session all@5: all gold sessions among the "
         "first 5 distinct sessions).", "",
         *haystack_tables_markdown(f, "LoCoMo category"),

@@ -26,7 +26,7 @@ from typing import Any
 
 from graphmem.embedding import LONG_TURN_CHARS, expand_context, refresh_context_vectors
 from graphmem.memory import GraphMemory
-from graphmem.models import TurnIn
+from graphmem.models import ToolCallIn, TurnIn
 from graphmem.retrieval import RetrievalConfig, Scope, Searcher
 from graphmem.retrieval.models import SearchMode
 from graphmem.worker import SummaryWorker, WorkerConfig
@@ -37,7 +37,8 @@ from .store import cleanup_bench_namespace
 __all__ = [
     "BASELINE_NAMES", "HALF_NAMES", "KS", "METRICS", "Haystack", "HaystackQuestion", "HaystackRun", "HaystackSession",
     "HaystackTurn", "bm25_rankings", "default_haystack_runs", "dense_rankings", "haystack_rows",
-    "haystack_tables_markdown", "long_turns", "measure_haystacks", "quality_table_lines", "score_ranking", "table",
+    "haystack_tables_markdown", "long_turns", "measure_haystacks", "quality_table_lines", "score_ranking",
+    "summaries_sentence", "table",
 ]
 
 KS = (5, 10, 30)
@@ -52,6 +53,8 @@ class HaystackTurn:
     """``<session key>/t<n>``: the session key is everything before the last ``/``."""
     user: str
     assistant: str
+    files: tuple[str, ...] = ()
+    """Files the turn edited (coding haystacks), stored as ``Edit`` tool calls when asked to."""
 
 
 @dataclass
@@ -149,14 +152,17 @@ def default_haystack_runs(config: RetrievalConfig | None = None) -> list[Haystac
             HaystackRun("semantic (vector only)", "semantic", cfg)]
 
 
-def _store(mem: GraphMemory, haystacks: Sequence[Haystack], ns: str, agent: str, log: Callable[[str], None]) -> None:
+def _store(mem: GraphMemory, haystacks: Sequence[Haystack], ns: str, agent: str, log: Callable[[str], None],
+           tool_calls: bool = False) -> None:
     for h in haystacks:
         cwd = f"{ns}/{h.name}"
         for s in h.sessions:
             sess = mem.create_session(cwd, project_path=cwd, agent=agent, title=s.key, started_at=s.timestamp)
             mem.import_turns(sess.id, [
                 TurnIn(user_message=t.user, assistant_message=t.assistant, source_id=t.source_id,
-                       timestamp=s.timestamp + timedelta(seconds=60 * i))
+                       timestamp=s.timestamp + timedelta(seconds=60 * i),
+                       tool_calls=[ToolCallIn(name="Edit", args={"file_path": f}, result="ok")
+                                   for f in (t.files if tool_calls else ())])
                 for i, t in enumerate(s.turns)
             ])
         log(f"stored {h.name}")
@@ -243,6 +249,15 @@ def _summarize(mem: GraphMemory, ns: str, log: Callable[[str], None]) -> dict[st
     return per_level
 
 
+def summaries_sentence(figures: dict[str, Any]) -> str:
+    """What the results say about summaries: none, or the worker's per level."""
+    per_level = figures.get("summaries") or {}
+    if not per_level:
+        return "No summaries (the worker did not run: turns only)."
+    return ("Summaries written by the worker run to idle (extractive summarizer): "
+            + ", ".join(f"level {k} {v}" for k, v in sorted(per_level.items())) + ".")
+
+
 def measure_haystacks(
     mem: GraphMemory,
     haystacks: Sequence[Haystack],
@@ -254,11 +269,13 @@ def measure_haystacks(
     keep: bool = False,
     reuse: str | None = None,
     summarize: bool = False,
+    tool_calls: bool = False,
     log: Callable[[str], None] = print,
 ) -> tuple[dict[str, Any], list[str]]:
     """Load ``haystacks`` into a fresh namespace (or re-score a kept one), run each configuration and
     the two baselines. With ``summarize`` the summary worker (offline extractive summarizer, the
-    embedder) first runs to idle over the namespace, as a deployment's worker would have. Returns
+    embedder) first runs to idle over the namespace, as a deployment's worker would have; with
+    ``tool_calls`` a fresh load stores each turn's ``files`` as ``Edit`` tool calls. Returns
     (figures, notes); a fresh namespace is deleted unless ``keep``."""
     if mem.embedder is None:
         raise ValueError(f"the {label} benchmark needs an embedder")
@@ -268,7 +285,7 @@ def measure_haystacks(
     try:
         if not reuse:
             t0 = time.perf_counter()
-            _store(mem, haystacks, ns, label, log)
+            _store(mem, haystacks, ns, label, log, tool_calls)
             t1 = time.perf_counter()
             stats = mem.embed_pending(batch=256, expansion_window=expansion_window)
             log(f"stored in {t1 - t0:.0f} s, embedded {stats.total} ({stats.reused} reused) "
@@ -303,6 +320,7 @@ def measure_haystacks(
             "embedder": mem.embedder.model,
             "expansion_window": expansion_window,
             "summaries": summaries,
+            "tool_calls": tool_calls,
             "runs": [{"name": r.name, "mode": r.mode, "config": asdict(r.config),
                       "table": r.table, "search_latency_ms": r.latency_ms} for r in runs],
             "baselines": baselines,

@@ -245,6 +245,8 @@ def _register_retrieval_verbs(verbs: Any) -> None:
     hs.add_argument("--keep", action="store_true", help="keep the loaded data (namespace printed)")
     hs.add_argument("--reuse", default=None, help="re-score a namespace kept by an earlier --keep run (it is kept again)")
     hs.add_argument("--sweep", action="store_true", help="also run the diversity / weighting variants")
+    hs.add_argument("--summaries", action="store_true",
+                    help="run the summary worker (extractive summarizer) to idle before scoring, as a deployment would")
     hs.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     hs.set_defaults(handler=_haystack)
 
@@ -302,7 +304,7 @@ def _haystack(args: argparse.Namespace) -> int:
     with open_memory(start=True) as mem:
         runs = default_haystack_runs() + (sweep_haystack_runs() if args.sweep else [])
         result = run_haystack_bench(mem, args.data, runs=runs, per_conv=args.per_conv, keep=args.keep,
-                                    reuse=args.reuse, command=_command("graphmem bench haystack"),
+                                    reuse=args.reuse, summarize=args.summaries, command=_command("graphmem bench haystack"),
                                     log=lambda m: print(m, file=sys.stderr))
     md = haystack_markdown(result)
     print(md)
