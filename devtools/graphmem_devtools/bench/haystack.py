@@ -144,10 +144,14 @@ def build_haystacks(
 
 def sweep_haystack_runs() -> list[HaystackRun]:
     """Variants of the default (``--sweep``): the time window, session diversity, the context field,
-    the whole-session prior and the long-turn rule (0: every turn gets its neighbours and the prior)."""
+    the whole-session prior, the long-turn rule (0: every turn gets its neighbours and the prior) and
+    the graph source (off, stronger, without the summaries a turn search seeds it from)."""
     best = RetrievalConfig()
     no_ctx = {**best.field_weights, "contextText": 0.0}
     return [
+        HaystackRun("hybrid: no graph source", "hybrid", replace(best, graph_weight=0.0)),
+        HaystackRun("hybrid: graph source 0.4", "hybrid", replace(best, graph_weight=0.4)),
+        HaystackRun("hybrid: graph source without summary seeds", "hybrid", replace(best, graph_summary_levels=())),
         HaystackRun("hybrid: no time window", "hybrid", replace(best, time_boost=0.0)),
         HaystackRun("hybrid: time-window boost 0.3", "hybrid", replace(best, time_boost=0.3)),
         HaystackRun("hybrid: session decay 0.7 after 2", "hybrid", replace(best, session_decay=0.7, session_free=2)),

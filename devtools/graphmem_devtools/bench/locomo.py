@@ -315,10 +315,12 @@ def tuned_runs() -> tuple[list[LocomoRun], int]:
 
 def sweep_runs() -> list[LocomoRun]:
     """Ablations of the default (``--sweep``): the time window, session diversity, the whole-session
-    prior, the fusion and its weights, the context field."""
+    prior, the fusion and its weights, the context field, the graph source."""
     best = RetrievalConfig()
     no_ctx = {**best.field_weights, "contextText": 0.0}
     return [
+        LocomoRun("hybrid: no graph source", "hybrid", replace(best, graph_weight=0.0)),
+        LocomoRun("hybrid: graph source 0.4", "hybrid", replace(best, graph_weight=0.4)),
         LocomoRun("hybrid: no time window", "hybrid", replace(best, time_boost=0.0)),
         LocomoRun("hybrid: session decay 0.7 after 2", "hybrid", replace(best, session_decay=0.7, session_free=2)),
         LocomoRun("hybrid: no session prior", "hybrid", replace(best, session_weight=0.0)),

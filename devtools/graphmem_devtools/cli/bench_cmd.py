@@ -236,7 +236,7 @@ def _register_retrieval_verbs(verbs: Any) -> None:
     lc.add_argument("--sweep", action="store_true", help="also run the fusion/field-weight variants explored")
     lc.add_argument("--keep", action="store_true", help="keep the loaded data (namespace printed)")
     lc.add_argument("--reuse", default=None, help="re-score a namespace kept by an earlier --keep run (deleted after)")
-    lc.add_argument("--only", default=None, help="comma-separated run names to evaluate (default: all)")
+    lc.add_argument("--only", default=None, help="comma-separated run names to evaluate (exact names; default: all)")
     lc.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     lc.set_defaults(handler=_locomo)
     hs = verbs.add_parser("haystack", help="LoCoMo sessions in 50-session haystacks: turn all@5/10/30, session all@5")
@@ -280,8 +280,13 @@ def _locomo(args: argparse.Namespace) -> int:
         if args.sweep:
             runs += sweep_runs()
         if args.only:
-            wanted = {x.strip() for x in args.only.split(",")}
-            runs = [r for r in runs if r.name in wanted or r.mode in wanted]
+            wanted = [x.strip() for x in args.only.split(",") if x.strip()]
+            unknown = [w for w in wanted if w not in {r.name for r in runs}]
+            if unknown:
+                print(f"graphmem: error: --only: no run named {', '.join(map(repr, unknown))} (runs: "
+                      f"{', '.join(r.name for r in runs)}; the sweep's need --sweep)", file=sys.stderr)
+                return 2
+            runs = [r for r in runs if r.name in wanted]
         result = run_locomo_bench(
             mem, args.data, runs=runs, limit_convs=args.convs, keep=args.keep, reuse=args.reuse,
             expansion_window=window if args.expansion_window is None else args.expansion_window,
