@@ -19,8 +19,11 @@ __all__ = [
     "MAX_TERMS",
     "QUERY_STOPWORDS",
     "SPECIAL",
+    "SUMMARY_FIELDS",
+    "TURN_FIELDS",
     "build_query",
     "escape",
+    "fields_for",
     "query_terms",
 ]
 
@@ -44,6 +47,17 @@ DEFAULT_FIELD_WEIGHTS: Mapping[str, float] = {
     "keyFindings": 0.5,
 }
 """Text fields of the ``memory_search`` index queried by default, with their boosts."""
+TURN_FIELDS = frozenset({"userMessage", "assistantMessage", "contextText"})
+"""The ``memory_search`` text fields only turns carry."""
+SUMMARY_FIELDS = frozenset({"text", "keyFindings"})
+"""The ``memory_search`` text fields only summaries carry."""
+
+
+def fields_for(weights: Mapping[str, float], *, turns: bool, summaries: bool) -> dict[str, float]:
+    """``weights`` without the fields of the node kind a search leaves out: a turn-only search then
+    matches no summary at all (same turn scores; no page of candidates thinned out by summaries)."""
+    drop = (frozenset() if turns else TURN_FIELDS) | (frozenset() if summaries else SUMMARY_FIELDS)
+    return {f: w for f, w in weights.items() if f not in drop}
 
 _STOP_TEXT = """what when where who whom whose which why how did does do done doing has have had having was were
 is are am be been being would could should can may might will shall must the a an of to in on at for from by with

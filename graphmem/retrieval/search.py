@@ -46,7 +46,7 @@ from ..errors import DatabaseError, InvalidInput
 from .fusion import combsum, rrf
 from .graph import graph_candidates
 from .hits import Candidate, SearchRun, hydrate, ms_since
-from .lucene import build_query, query_terms
+from .lucene import build_query, fields_for, query_terms
 from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
 from .rerank import rerank_fused, reranks
 from .scopes import Scope, parse_scope
@@ -178,7 +178,8 @@ class Searcher:
         if effective == "hybrid" and cfg.graph_weight > 0 and cfg.graph_summary_levels and not any(x >= 1 for x in lv):
             # a turn search still starts the graph from the summaries that match: what they cover climbs
             summary_seeds = pool_for(self.db, _pool).submit(
-                self._text, query, sc, sorted(set(cfg.graph_summary_levels)), cfg.graph_seeds, run, "graph_summaries")
+                self._text, query, sc, sorted(set(cfg.graph_summary_levels)), cfg.graph_seeds, run, "graph_summaries",
+                False)
         pending: Future[str | None] | None = None
         if effective in ("hybrid", "semantic") and qvec is not None:
             pending = pool_for(self.db, _pool).submit(self._pending_warning, sc, lv)
@@ -399,12 +400,14 @@ class Searcher:
                 need["summary"] = 0
 
     def _text(self, query: str, scope: Scope, levels: list[int], depth: int, run: SearchRun,
-              label: str = "text") -> list[Candidate]:
-        """Full-text candidates; ``label`` names the run's strategy and timing entries."""
+              label: str = "text", prior: bool = True) -> list[Candidate]:
+        """Full-text candidates; ``label`` names the run's strategy and timing entries; ``prior``
+        adds the whole-session prior (when ``session_weight`` > 0)."""
         t0 = time.perf_counter()
         cfg = self.config
+        fields = fields_for(cfg.field_weights, turns=0 in levels, summaries=any(x >= 1 for x in levels))
         lucene = build_query(
-            query, fields=cfg.field_weights, scope_field=scope.property, scope_value=scope.value,
+            query, fields=fields, scope_field=scope.property, scope_value=scope.value,
             drop_stopwords=cfg.drop_query_stopwords,
         )
         info: dict[str, Any] = {}
@@ -414,7 +417,7 @@ class Searcher:
             run.timings[label] = ms_since(t0)
             return []
         session_query = None
-        if cfg.session_weight > 0:
+        if prior and cfg.session_weight > 0:
             session_query = build_query(
                 query, fields={"sessionText": 1.0}, scope_field=SESSION_DOC_SCOPE_FIELD[scope.kind],
                 scope_value=scope.value, drop_stopwords=cfg.drop_query_stopwords,
