@@ -221,3 +221,15 @@ def test_build_query_keeps_the_clauses_lucene_accepts() -> None:
     assert odd is not None and 4 * len(odd.split("userMessage:(", 1)[1].split(")^", 1)[0]) <= MAX_CLAUSES
     ascii_query = build_query(" ".join(f"w{i}" for i in range(200)))
     assert ascii_query is not None and "w63" in ascii_query and "w64" not in ascii_query
+
+
+def test_a_search_queries_only_the_fields_of_the_kinds_it_asks_for() -> None:
+    from graphmem.retrieval.lucene import SUMMARY_FIELDS, TURN_FIELDS, fields_for
+
+    weights = {"userMessage": 1.0, "assistantMessage": 1.0, "contextText": 0.7, "text": 1.0, "keyFindings": 0.5,
+               "custom": 0.2}
+    assert set(fields_for(weights, turns=True, summaries=True)) == set(weights)
+    assert set(fields_for(weights, turns=True, summaries=False)) == {"userMessage", "assistantMessage", "contextText",
+                                                                    "custom"}
+    assert set(fields_for(weights, turns=False, summaries=True)) == {"text", "keyFindings", "custom"}
+    assert not TURN_FIELDS & SUMMARY_FIELDS
