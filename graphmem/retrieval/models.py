@@ -204,8 +204,8 @@ class RetrievalConfig:
     """The graph as a third source (hybrid mode): candidates reached from the best fused hits through
     the memory's edges (``retrieval.graph``) are fused with this weight (0 = off). 0.2 raised turn
     all@5 and all@10 on the tuning and test halves of the LoCoMo haystacks and of the coding
-    haystacks, worker summaries included (0.4 lowered the coding tuning half's all@5;
-    ``benchmarks/long_turns/FINDINGS.md``)."""
+    haystacks, worker summaries included, and LoCoMo's R@5 and R@10 (0.4 lowered the coding tuning
+    half's all@5; ``benchmarks/graph_source/FINDINGS.md``)."""
     graph_seeds: int = 10
     """Best fused candidates of the vector and full-text sides the graph source starts from."""
     graph_summary_levels: tuple[int, ...] = (1, 2, 3)

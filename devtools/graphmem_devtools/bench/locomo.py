@@ -273,7 +273,8 @@ def locomo_markdown(result: BenchResult) -> str:
         "# Benchmark: LoCoMo evidence recall (graphmem search in Neo4j)", "",
         f"Command: `{result.command}`", "",
         f"Machine: {m.get('cpu')} ({m.get('cores')} cores), Neo4j {m.get('neo4j')}, graphmem {m.get('graphmem')}, "
-        f"{m.get('date')}. Embedder: {f.get('embedder')}. {f.get('turns')} turns, {f.get('questions')} questions; "
+        f"{m.get('date')}, commit {m.get('commit')}, load average before {m.get('load_before')}. Embedder: "
+        f"{f.get('embedder')}. {f.get('turns')} turns, {f.get('questions')} questions; "
         "each conversation is one directory scope, each LoCoMo session one session, each utterance one turn.", "",
         "Metric: the paper's recall accuracy (fraction of a question's distinct evidence dia_ids in the top k; "
         "no resolvable evidence = 1), mean per category.", "",

@@ -27,7 +27,7 @@ import numpy as np
 from graphmem.embedding import refresh_context_vectors, refresh_session_docs
 from graphmem.memory import GraphMemory
 from graphmem.models import TurnIn
-from graphmem.retrieval import ContextConfig, Scope, Searcher
+from graphmem.retrieval import ContextConfig, RetrievalConfig, Scope, Searcher
 
 from ..statements import dev_db
 from .common import BenchResult, machine_info, managed_server_pid, percentiles, wait_for_idle_server
@@ -177,6 +177,16 @@ def _time_search(
     return lat, strategies
 
 
+def _recipes(current: RetrievalConfig) -> list[tuple[str, RetrievalConfig]]:
+    """The recipes timed side by side: the current one first, then the one before the long-turn rule
+    and the graph source, then the current one without the graph source."""
+    return [
+        ("current recipe", current),
+        ("previous recipe (no graph source, long_turn_chars=0)", replace(current, graph_weight=0.0, long_turn_chars=0)),
+        ("current recipe without the graph source", replace(current, graph_weight=0.0)),
+    ]
+
+
 def _time_side_by_side(searchers: dict[str, Searcher], queries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Each query searched by every searcher in turn, the order rotating from query to query (so
     the server's state and the machine's load weigh on all of them alike): percentiles per searcher,
@@ -205,7 +215,6 @@ def run_retrieval_bench(
     queries: int = 300,
     context_calls: int = 300,
     context_warmup: int = 30,
-    graph_weight: float = 0.2,
     command: str = "graphmem bench retrieval",
     log: Callable[[str], None] = print,
 ) -> BenchResult:
@@ -249,13 +258,7 @@ def run_retrieval_bench(
             pa: dict[str, Any] = dict(percentiles(lat))
             pa["stages p50 ms"] = ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in search_stages.items() if v)
             result.figures[f"{size} nodes, hybrid k=10, all scopes (adaptive)"] = pa
-            recipes = {
-                "current recipe": adaptive,
-                "previous recipe (long_turn_chars=0)": Searcher(mem.db, None, replace(base_cfg, long_turn_chars=0),
-                                                                dimensions=DIM),
-                f"graph source on (graph_weight {graph_weight})": Searcher(
-                    mem.db, None, replace(base_cfg, graph_weight=graph_weight), dimensions=DIM),
-            }
+            recipes = {name: Searcher(mem.db, None, cfg, dimensions=DIM) for name, cfg in _recipes(base_cfg)}
             for name, p_side in _time_side_by_side(recipes, qs).items():
                 result.figures[f"{size} nodes, hybrid k=10, all scopes, side by side: {name}"] = p_side
             forced_index = Searcher(mem.db, None, replace(base_cfg, exact_scan_max=0, exact_scan_max_filtered=0), dimensions=DIM)
@@ -270,11 +273,9 @@ def run_retrieval_bench(
         if mem.embedder is not None and context_calls > 0:
             cfg = ContextConfig(scope="project")
             ids = [synth.rng.choice(sessions)["id"] for _ in range(context_calls + context_warmup)]
-            memories = {"current recipe": mem}
-            for name, rc in (("previous recipe (long_turn_chars=0)", replace(base_cfg, long_turn_chars=0)),
-                             (f"graph source on (graph_weight {graph_weight})",
-                              replace(base_cfg, graph_weight=graph_weight))):
-                other = GraphMemory(mem.db, embedder=mem.embedder)
+            memories: dict[str, GraphMemory] = {}
+            for name, rc in _recipes(base_cfg):
+                other = mem if not memories else GraphMemory(mem.db, embedder=mem.embedder)
                 other.searcher(rc)
                 memories[name] = other
             names = list(memories)
@@ -313,10 +314,12 @@ def run_retrieval_bench(
             "untimed: in a session the LLM's answer comes between two calls. "
             f"{context_calls} build_context calls are timed after {context_warmup} untimed ones "
             "(the first calls of a process warm the embedder and the statements' plans).",
-            "Side by side rows: every query is searched by the current recipe, the previous one "
-            "(long_turn_chars=0: long turns take the whole-session prior) and the current one with the graph source "
-            f"on (graph_weight {graph_weight}), in rotating order, in one pass; 'median ratio to the first' is the "
-            "median over queries of each one's latency divided by the current recipe's for the same query.",
+            f"Side by side rows: every query is searched by the current recipe (graph_weight "
+            f"{base_cfg.graph_weight}), the previous one (no graph source, long_turn_chars=0: long turns take the "
+            "whole-session prior) and the current one without the graph source, in rotating order, in one pass; "
+            "'median ratio to the first' is the median over queries of each one's latency divided by the current "
+            "recipe's for the same query. The synthetic data has no SUMMARIZES, tool-call or fact edges: the graph "
+            "statement follows NEXT edges only here.",
             "Stages of a search (the all-scopes row): the vector and the full-text candidate statements run "
             "concurrently (two server statements on the machine's cores), hydrate (the final hits' details) after "
             "both; stage p50s do not add up to the total p50.",

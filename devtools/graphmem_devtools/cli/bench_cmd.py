@@ -224,8 +224,6 @@ def _register_retrieval_verbs(verbs: Any) -> None:
     rt.add_argument("--queries", type=int, default=300)
     rt.add_argument("--context-calls", type=int, default=300)
     rt.add_argument("--context-warmup", type=int, default=30, help="untimed build_context calls first")
-    rt.add_argument("--graph-weight", type=float, default=0.2,
-                    help="graph_weight of the side-by-side recipe with the graph source on (default 0.2)")
     rt.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     rt.set_defaults(handler=_retrieval)
     lc = verbs.add_parser("locomo", help="LoCoMo evidence recall@5/10/25 (hybrid, BM25-only, vector-only)")
@@ -261,8 +259,7 @@ def _retrieval(args: argparse.Namespace) -> int:
     sizes = tuple(int(x) for x in args.sizes.split(",") if x.strip())
     with open_memory(start=True) as mem:
         result = run_retrieval_bench(mem, sizes=sizes, queries=args.queries, context_calls=args.context_calls,
-                                     context_warmup=args.context_warmup, graph_weight=args.graph_weight,
-                                     command=_command("graphmem bench retrieval"),
+                                     context_warmup=args.context_warmup, command=_command("graphmem bench retrieval"),
                                      log=lambda m: print(m, file=sys.stderr))
     print(result.markdown())
     js, mdp = write_results(result, args.out)
