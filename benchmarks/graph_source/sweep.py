@@ -9,6 +9,7 @@ and the load average.
 
     python benchmarks/graph_source/sweep.py coding   [--reuse NS] --out benchmarks/graph_source/coding.json
     python benchmarks/graph_source/sweep.py haystack [--reuse NS] --out benchmarks/graph_source/haystack.json
+    python benchmarks/graph_source/sweep.py coding --tool-calls --out benchmarks/graph_source/coding-tool-calls.json
 
 (against the managed server of ``$GRAPHMEM_HOME``; the namespace is kept, its name printed).
 """
@@ -47,6 +48,10 @@ def runs() -> list[HaystackRun]:
                     replace(on, graph_weight=0.2, graph_summary_levels=(), graph_edge_weights={"next": 1.0})),
         HaystackRun("graph 0.2, covers edges only", "hybrid",
                     replace(on, graph_weight=0.2, graph_edge_weights={"covers": 1.0})),
+        HaystackRun("graph 0.2, file edges only", "hybrid",
+                    replace(on, graph_weight=0.2, graph_summary_levels=(), graph_edge_weights={"file": 1.0})),
+        HaystackRun("graph 0.2, no file edges", "hybrid",
+                    replace(on, graph_weight=0.2, graph_edge_weights={**on.graph_edge_weights, "file": 0.0})),
     ]
 
 
@@ -55,6 +60,8 @@ def main() -> int:
     ap.add_argument("bench", choices=["coding", "haystack"])
     ap.add_argument("--reuse", default=None, help="a namespace kept by an earlier run")
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared/benchmarks/locomo/locomo10.json")
+    ap.add_argument("--tool-calls", action="store_true",
+                    help="coding: store each turn's edited file as an Edit tool call (the `file` edge's data)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     load_before = [round(x, 2) for x in os.getloadavg()]
@@ -68,7 +75,7 @@ def main() -> int:
         hays = build_haystacks(args.data)
     with open_memory() as mem:
         figures, notes = measure_haystacks(mem, hays, runs=runs(), groups=groups, label=args.bench, keep=True,
-                                           reuse=args.reuse, summarize=True,
+                                           reuse=args.reuse, summarize=True, tool_calls=args.tool_calls,
                                            log=lambda m: print(m, file=sys.stderr, flush=True))
     out = {
         "command": "python " + " ".join(sys.argv),
