@@ -29,7 +29,9 @@ def _edit(path: str) -> ToolCallIn:
 
 
 def _searcher(mem: GraphMemory, graph_weight: float) -> Searcher:
-    cfg = replace(RetrievalConfig(), graph_weight=graph_weight)
+    """Every edge kind on (the ``file`` edge is off by default)."""
+    cfg = replace(RetrievalConfig(), graph_weight=graph_weight,
+                  graph_edge_weights={"next": 1.0, "covers": 1.0, "file": 0.5, "subject": 0.5})
     return Searcher(mem.db, mem.embedder, cfg, dimensions=mem.embedding_dimensions)
 
 
@@ -87,6 +89,17 @@ def test_turns_behind_facts_about_the_same_subject_are_reached(embedded_memory: 
     assert by_id[turns[-1].id].graph_rank is not None
     # the decoys are reached only as the first turn's neighbour (NEXT), the job turn as a fact's source too
     assert [h.id for h in res.hits].index(turns[-1].id) < max([h.id for h in res.hits].index(t.id) for t in turns[2:-1])
+
+
+def test_the_file_edge_is_off_by_default(embedded_memory: GraphMemory, namespace: str) -> None:
+    mem = embedded_memory
+    cwd = namespace + "/app"
+    ids = _load(mem, cwd)
+    assert RetrievalConfig().graph_edge_weights["file"] == 0.0
+    res = Searcher(mem.db, mem.embedder, RetrievalConfig(), dimensions=mem.embedding_dimensions).search(
+        "login redirect loop", scope=Scope.directory(cwd), levels=(0,), k=6)
+    assert "graph" in res.strategy
+    assert all(h.graph_rank is None for h in res.hits if h.id == ids["same_file"])
 
 
 def test_text_and_semantic_modes_do_not_run_the_graph(embedded_memory: GraphMemory, namespace: str) -> None:
