@@ -187,6 +187,12 @@ def _recipes(current: RetrievalConfig) -> list[tuple[str, RetrievalConfig]]:
     ]
 
 
+def _median_ratio(first: list[float], other: list[float]) -> float | None:
+    """The median over paired samples of ``other / first`` (None without a pair)."""
+    ratios = [b / a for a, b in zip(first, other, strict=True) if a > 0]
+    return round(statistics.median(ratios), 3) if ratios else None
+
+
 def _time_side_by_side(searchers: dict[str, Searcher], queries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Each query searched by every searcher in turn, the order rotating from query to query (so
     the server's state and the machine's load weigh on all of them alike): percentiles per searcher,
@@ -202,8 +208,7 @@ def _time_side_by_side(searchers: dict[str, Searcher], queries: list[dict[str, A
     out: dict[str, dict[str, Any]] = {}
     for n in names:
         p: dict[str, Any] = dict(percentiles(lat[n]))
-        ratios = [b / a for a, b in zip(lat[names[0]], lat[n], strict=True) if a > 0]
-        p["median ratio to the first"] = round(statistics.median(ratios), 3) if ratios else None
+        p["median ratio to the first"] = _median_ratio(lat[names[0]], lat[n])
         out[n] = p
     return out
 
@@ -302,8 +307,7 @@ def run_retrieval_bench(
             result.figures[f"{state['n']} nodes, build_context end to end (local embedder, project scope)"] = bc
             for name in names[1:]:
                 pb: dict[str, Any] = dict(percentiles(lat_by[name]))
-                ratios = [b / a for a, b in zip(lat_by[names[0]], lat_by[name], strict=True) if a > 0]
-                pb["median ratio to the first"] = round(statistics.median(ratios), 3) if ratios else None
+                pb["median ratio to the first"] = _median_ratio(lat_by[names[0]], lat_by[name])
                 result.figures[f"{state['n']} nodes, build_context end to end, side by side: {name}"] = pb
         result.notes += [
             "Synthetic data: pseudo-word texts and synthetic 512-d clustered vectors (not model embeddings), "
