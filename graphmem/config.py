@@ -85,7 +85,7 @@ class Settings(BaseSettings):
     start_timeout: float = 180.0
 
     # --- embeddings ---
-    embedder: Literal["local", "openai", "sentence-transformers", "none"] = "local"
+    embedder: Literal["local", "e5", "openai", "sentence-transformers", "none"] = "local"
     embedding_model: str | None = None
     embedding_dimensions: int | None = None
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from .db import Database
 from .db.rows import native
-from .embedding import Embedder
+from .embedding import Embedder, query_vector
 from .errors import InvalidInput
 from .models import utcnow
 from .redaction import redact, redact_value
@@ -206,7 +206,7 @@ def search_items(db: Database, store: str, prefix: Namespace, *, query: str | No
     check_filter(filter)
     rows: list[dict[str, Any]]
     if query and embedder is not None:
-        rows = db.read("items/semantic", store=store, prefix=list(prefix), vector=embedder.embed_one(query))
+        rows = db.read("items/semantic", store=store, prefix=list(prefix), vector=query_vector(embedder, query))
     elif query and (lucene := build_query(query, fields={"text": 1.0})) is not None:
         rows = db.read("items/text", store=store, prefix=list(prefix), lucene=lucene)
     elif not filter:

@@ -20,6 +20,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from graphmem.embedding import query_vector
 from graphmem.memory import open_memory
 from graphmem.retrieval import RetrievalConfig, Scope, Searcher
 from graphmem_devtools.bench.coding_data import build_coding_haystacks
@@ -53,7 +54,7 @@ def main() -> int:
                      f"graph {on.graph_weight} (default)": Searcher(mem.db, mem.embedder, on,
                                                                      dimensions=mem.embedding_dimensions)}
         work = [(Scope("directory", f"{ns}/{h.name}"), q.question, q.now or h.now) for h in hays for q in h.questions]
-        qvecs = dict(zip([w[1] for w in work], mem.embedder.embed([w[1] for w in work]), strict=True))
+        qvecs = {w[1]: query_vector(mem.embedder, w[1]) for w in work}
         names = list(searchers)
         lat: dict[str, list[float]] = {n: [] for n in names}
         graph_ms: list[float] = []

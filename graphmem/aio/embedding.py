@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from concurrent.futures import Executor
 
 from ..embedding import Embedder
+from ..embedding.base import query_vector
 from .bridge import await_only, in_bridge
 
 __all__ = ["OffLoopEmbedder"]
@@ -40,3 +41,9 @@ class OffLoopEmbedder:
             return self.inner.embed_one(text)
         loop = asyncio.get_running_loop()
         return await_only(loop.run_in_executor(self.executor, self.inner.embed_one, text))
+
+    def embed_query(self, text: str) -> list[float]:
+        if not in_bridge():
+            return query_vector(self.inner, text)
+        loop = asyncio.get_running_loop()
+        return await_only(loop.run_in_executor(self.executor, query_vector, self.inner, text))

@@ -23,7 +23,7 @@ from typing import Any
 from ..db import Database
 from ..db.params import vector_param
 from ..db.rows import native_row
-from ..embedding import Embedder
+from ..embedding import Embedder, query_vector
 from ..errors import InvalidInput
 from ..models import clean_text
 from ..redaction import redact as redact_text
@@ -148,7 +148,7 @@ def live_context(db: Database, embedder: Embedder | None, question: str, *, conf
     if not question.strip():
         return LiveContext()
     embedded = embed_pending_live(db, embedder)
-    qvec = list(vector) if vector is not None else embedder.embed_one(clean_text(question))
+    qvec = list(vector) if vector is not None else query_vector(embedder, clean_text(question))
     names = [_name(r, "channel") for r in rooms] if rooms else None
     vparam = vector_param(qvec)
     if names is not None and int(db.read("live/count", rooms=names)[0]["count"]) <= EXACT_SCAN_MAX:

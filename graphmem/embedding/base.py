@@ -17,7 +17,16 @@ import numpy.typing as npt
 from ..errors import ProviderError
 from ..models import clean_text
 
-__all__ = ["EmbedOne", "Embedder", "check_texts", "embedding_hash", "normalize_rows", "prepare_text"]
+__all__ = [
+    "EmbedOne",
+    "Embedder",
+    "QueryEmbedder",
+    "check_texts",
+    "embedding_hash",
+    "normalize_rows",
+    "prepare_text",
+    "query_vector",
+]
 
 
 @runtime_checkable
@@ -35,6 +44,24 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
 
     def embed_one(self, text: str) -> list[float]: ...
+
+
+@runtime_checkable
+class QueryEmbedder(Embedder, Protocol):
+    """An :class:`Embedder` that embeds a search query differently from a stored text (e.g. e5's
+    ``query:`` prefix). Embedders without this side embed queries with :meth:`Embedder.embed_one`."""
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+
+def query_vector(embedder: Embedder, text: str) -> list[float]:
+    """The vector a search compares stored vectors with: the embedder's query side when it has one
+    (:class:`QueryEmbedder`), else :meth:`Embedder.embed_one`."""
+    side = getattr(embedder, "embed_query", None)
+    if callable(side):
+        vector: list[float] = side(text)
+        return vector
+    return embedder.embed_one(text)
 
 
 def embedding_hash(text: str, model: str) -> str:

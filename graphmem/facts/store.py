@@ -30,7 +30,7 @@ from ..db import Database, DeferredWrites
 from ..db.client import Tx
 from ..db.params import vector_param
 from ..db.rows import native
-from ..embedding import Embedder
+from ..embedding import Embedder, query_vector
 from ..errors import DatabaseError, InvalidInput, NotFound
 from ..models import clean_text, utcnow
 from ..redaction import redact as redact_text
@@ -269,7 +269,7 @@ def search_facts(
     if embedder is None:
         facts = list_text(db, query, keys, limit=k)
     else:
-        vector = embedder.embed_one(query)
+        vector = query_vector(embedder, query)
         wait_for_vectors(deferred)  # a failed indexing is logged; the pending scans still see it
         count = None
         if keys is not None:

@@ -21,7 +21,7 @@ from ..config import Settings
 from ..db import Database
 from ..db.params import vector_param
 from ..db.rows import native_row
-from ..embedding.base import Embedder
+from ..embedding.base import Embedder, query_vector
 from ..errors import ConfigError, InvalidInput
 from ..models import utcnow
 from ..retrieval.fusion import rrf
@@ -211,7 +211,7 @@ def search_notes(db: Database, query: str, *, embedder: Embedder | None = None, 
         rows = db.read("notes/search_text", query=lucene, vault=key, fetch=fetch, limit=fetch, maxChars=max_chars)
         rankings["text"] = [r["note"]["key"] for r in rows]
         found.update({r["note"]["key"]: r["note"] for r in rows})
-    qvec = list(vector) if vector is not None else (embedder.embed_one(query) if embedder is not None else None)
+    qvec = list(vector) if vector is not None else (query_vector(embedder, query) if embedder is not None else None)
     if qvec is not None:
         rows = db.read("notes/search_vector", vector=vector_param(qvec), vault=key, fetch=fetch, limit=fetch,
                        maxChars=max_chars)

@@ -25,7 +25,7 @@ from ..db import Database, DeferredWrites
 from ..db.concurrency import pool_for
 from ..db.params import vector_param
 from ..db.rows import native
-from ..embedding import Embedder
+from ..embedding import Embedder, query_vector
 from ..errors import GraphMemError, InvalidInput, SessionNotFound
 from ..facts.inject import inject_facts
 from ..models import Session, Turn
@@ -427,7 +427,7 @@ def _context_for_session(db: Database, searcher: Searcher, embedder: Embedder | 
         if embedder is not None and message.strip() and (cfg.mode != "text" or cfg.facts):
             t1 = time.perf_counter()
             try:
-                qvec = vector_param(embedder.embed_one(message))
+                qvec = vector_param(query_vector(embedder, message))
             except Exception:  # the search retries and reports it as a text-only warning
                 qvec = None
             timings["embed"] = _ms(t1)

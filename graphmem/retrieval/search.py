@@ -41,7 +41,7 @@ from typing import Any
 
 from ..db import Database
 from ..db.concurrency import pool_for
-from ..embedding import Embedder
+from ..embedding import Embedder, query_vector
 from ..errors import DatabaseError, InvalidInput
 from .fusion import combsum, rrf
 from .graph import graph_candidates
@@ -254,7 +254,7 @@ class Searcher:
             elif self.embedder is None:
                 return None, "no embedder configured: text-only search"
             else:
-                vec = self.embedder.embed_one(query)
+                vec = query_vector(self.embedder, query)
         except Exception as e:  # any embedder failure degrades to text search, never breaks it
             log.warning("query embedding failed: %s", e)
             return None, f"embedder unavailable ({type(e).__name__}: {e}): text-only search"

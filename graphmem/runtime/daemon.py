@@ -32,6 +32,7 @@ from typing import Any
 
 from ..activity import ForegroundSignal
 from ..config import Settings
+from ..embedding.factory import configured_embedding
 from ..errors import ConfigError, GraphMemError
 from .autostart import ManagedRestarter
 from .client import PROTOCOL, check_peer, env_key, home_dir, socket_path
@@ -197,8 +198,9 @@ class Daemon:
                 from .service import open_hook_database
 
                 db = open_hook_database(self.settings)
-                model = self._embedder.model if self._embedder is not None else self.settings.embedding_model
-                dims = self._embedder.dimensions if self._embedder is not None else self.settings.embedding_dimensions
+                model, dims = configured_embedding(self.settings)
+                if self._embedder is not None:
+                    model, dims = self._embedder.model, self._embedder.dimensions
                 self._db = db
                 self._mem_text = GraphMemory(db, embedder=None, embedding_model=model, embedding_dimensions=dims,
                                              foreground=self._foreground)

@@ -46,6 +46,7 @@ from typing import Any
 from ..activity import ForegroundSignal
 from ..config import DEFAULT_HOOK_REPLAY_SECONDS, Settings
 from ..db import Database, managed_server
+from ..embedding.factory import configured_embedding
 from ..errors import (
     ConfigError,
     DatabaseError,
@@ -481,9 +482,9 @@ def run_direct(tool: str, raw: bytes | str, *, deadline: float | None = None) ->
 
     def memory() -> GraphMemory:
         if not holder:
+            model, dims = configured_embedding(settings)
             holder.append(GraphMemory(open_hook_database(settings), embedder=None,
-                                      embedding_model=settings.embedding_model,
-                                      embedding_dimensions=settings.embedding_dimensions,
+                                      embedding_model=model, embedding_dimensions=dims,
                                       foreground=ForegroundSignal.for_home(settings.home)))
         return holder[0]
 

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from graphmem import Database, EmbeddingMismatch, GraphMemory
+from graphmem.embedding import E5Embedder, LocalEmbedder
 from graphmem.worker import SummaryWorker
 
 from ..conftest import Neo4jTarget
@@ -68,16 +69,19 @@ def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jTarget
 
 
 def _cli(target: Neo4jTarget, fake: FakeOpenAIServer, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHMEM_", "NEO4J_", "OPENAI_"))}
-    env.update(target.env())
-    env.update({
-        "GRAPHMEM_HOME": str(Path(str(target.home)).parent / "cli-home"),
+    return _cli_with(target, {
         "GRAPHMEM_EMBEDDER": "openai",
         "GRAPHMEM_EMBEDDING_MODEL": "text-embedding-3-small",
         "GRAPHMEM_EMBEDDING_DIMENSIONS": "48",
         "GRAPHMEM_OPENAI_API_KEY": fake.api_key,
         "GRAPHMEM_OPENAI_BASE_URL": fake.base_url,
-    })
+    }, *args)
+
+
+def _cli_with(target: Neo4jTarget, settings: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHMEM_", "NEO4J_", "OPENAI_"))}
+    env.update(target.env())
+    env.update({"GRAPHMEM_HOME": str(Path(str(target.home)).parent / "cli-home"), **settings})
     return subprocess.run([sys.executable, "-c", "from graphmem.cli import main; raise SystemExit(main())", *args],
                           capture_output=True, text=True, env=env, timeout=600)
 
@@ -226,5 +230,58 @@ def test_an_older_quantized_fact_index_is_rebuilt_unquantized(own_server: Neo4jT
         assert [f.id for f in found] == [fact.id]
         mem.init_schema()  # idempotent: nothing to rebuild any more
         assert not _quantized(_fact_index(db)["options"])  # type: ignore[arg-type]
+    finally:
+        db.close()
+
+
+class _RecordingE5(E5Embedder):
+    """The e5 embedder, noting every query it embeds on its query side."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queries: list[str] = []
+
+    def embed_query(self, text: str) -> list[float]:
+        self.queries.append(text)
+        return super().embed_query(text)
+
+
+def test_reindex_moves_a_local_store_to_e5_whose_searches_use_its_query_side(own_server: Neo4jTarget) -> None:
+    db = Database(own_server.uri, own_server.user, own_server.password)
+    try:
+        mem = GraphMemory(db, embedder=LocalEmbedder())
+        mem.reindex()  # whatever embedder the module's other tests left: the default one now
+        mem.init_schema()
+        s = mem.create_session("/graphmem-test/reindex/e5")
+        talk = [("how many retries does the billing client make?",
+                 "It retries three times with exponential backoff, then gives up and logs the invoice id."),
+                ("the summit photo is blurry", "a faster shutter speed would have frozen the wind in the trees"),
+                ("why did the migration test fail last week?",
+                 "the fixture database was not reset between runs, so the second migration found its table")]
+        for u, a in talk:
+            mem.store_turn(s.id, u, a)
+        mem.embed_pending()
+        assert _meta(db) == {"model": "use-multilingual-v3", "dimensions": 512}
+
+        with pytest.raises(EmbeddingMismatch, match=r"use-multilingual-v3 \(512-d\).*multilingual-e5-small-q4 \(384-d\)"):
+            GraphMemory(db, embedder=E5Embedder()).init_schema()
+        out = _cli_with(own_server, {"GRAPHMEM_EMBEDDER": "e5"}, "reindex", "--yes")
+        assert out.returncode == 0, out.stderr
+        assert "multilingual-e5-small-q4 (384-d)" in out.stdout, out.stdout
+        assert _meta(db) == {"model": "multilingual-e5-small-q4", "dimensions": 384}
+        vectors = _vectors(db)
+        assert {(m, d) for m, d, _ in vectors["turn"]} == {("multilingual-e5-small-q4", 384)}
+
+        e5 = _RecordingE5()
+        mem = GraphMemory(db, embedder=e5)
+        mem.init_schema()  # consistent: no mismatch any more
+        mem.await_text_index()
+        question = "what made the migration test break"
+        res = mem.search(question, scope=f"session:{s.id}", k=3, mode="semantic")
+        assert res.effective_mode == "semantic" and not res.warnings
+        assert "fixture database" in res.hits[0].body(), [h.body() for h in res.hits]
+        assert e5.queries == [question]  # the query side, not the passage one
+        mem.build_context(s.id, "billing client retry count")
+        assert e5.queries[-1] == "billing client retry count"
     finally:
         db.close()

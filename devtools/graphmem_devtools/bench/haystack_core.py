@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from graphmem.embedding import LONG_TURN_CHARS, expand_context, refresh_context_vectors
+from graphmem.embedding import LONG_TURN_CHARS, expand_context, query_vector, refresh_context_vectors
 from graphmem.memory import GraphMemory
 from graphmem.models import ToolCallIn, TurnIn
 from graphmem.retrieval import RetrievalConfig, Scope, Searcher
@@ -294,7 +294,7 @@ def measure_haystacks(
         mem.await_text_index()
         id2src = _id_map(mem, ns)
         questions = sorted({q.question for h in haystacks for q in h.questions})
-        qvecs = dict(zip(questions, mem.embedder.embed(questions), strict=True))
+        qvecs = {q: query_vector(mem.embedder, q) for q in questions}
         expansion = Expansion(mem, sorted(id2src), expansion_window)
         try:
             for run in runs:

@@ -23,6 +23,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from graphmem.embedding import query_vector
 from graphmem.memory import GraphMemory
 from graphmem.models import TurnIn
 from graphmem.retrieval import RetrievalConfig, Scope, Searcher
@@ -244,7 +245,7 @@ def run_locomo_bench(
             log(f"stored {len(id2dia)} turns in {t_store:.0f} s, embedded {stats.total} in {t_embed:.0f} s")
         mem.await_text_index()
         questions = sorted({q.question for c in convs for q in c.questions})
-        qvecs = dict(zip(questions, mem.embedder.embed(questions), strict=True))
+        qvecs = {q: query_vector(mem.embedder, q) for q in questions}
         for run in runs:
             t2 = time.perf_counter()
             _evaluate(mem, run, convs, qvecs, id2dia, ns)
@@ -263,6 +264,8 @@ def run_locomo_bench(
     finally:
         if not keep:
             cleanup_bench_namespace(mem, ns)
+        elif not reuse:
+            log(f"kept the load: --reuse {ns}")
     return result
 
 
@@ -330,6 +333,7 @@ def sweep_runs() -> list[LocomoRun]:
         LocomoRun("hybrid: session prior 1.0", "hybrid", replace(best, session_weight=1.0)),
         LocomoRun("hybrid combsum 0.6/0.4", "hybrid", replace(best, text_weight=0.6, vector_weight=0.4)),
         LocomoRun("hybrid combsum 0.8/0.2", "hybrid", replace(best, text_weight=0.8, vector_weight=0.2)),
+        LocomoRun("hybrid combsum 0.5/0.5", "hybrid", replace(best, text_weight=0.5, vector_weight=0.5)),
         LocomoRun("hybrid rrf 1/0.3", "hybrid", replace(best, fusion="rrf", text_weight=1.0, vector_weight=0.3)),
         LocomoRun("hybrid: depth 100", "hybrid", replace(best, text_depth=100, vector_depth=100)),
         LocomoRun("hybrid: no context field", "hybrid", replace(best, field_weights=no_ctx)),

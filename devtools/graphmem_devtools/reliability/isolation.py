@@ -53,6 +53,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graphmem.embedding import query_vector
 from graphmem.errors import GraphMemError
 
 from ..bench.common import BenchResult, machine_info, write_results
@@ -531,7 +532,7 @@ def _check_searches(mem: Any, w: _World, cfg: IsolationConfig, ck: _Checker, rep
 
     def vec(q: str) -> list[float]:
         if q not in vectors:
-            vectors[q] = mem.embedder.embed_one(q)
+            vectors[q] = query_vector(mem.embedder, q)
         return vectors[q]
 
     try:
@@ -606,7 +607,7 @@ def _check_facts(mem: Any, w: _World, ck: _Checker, rep: IsolationReport) -> Non
     from graphmem.facts.vectors import nearest_facts
 
     has_search = mem.db.server_info().vector_search_clause
-    qvec = mem.embedder.embed_one(FACT_QUERY)
+    qvec = query_vector(mem.embedder, FACT_QUERY)
     for s in w.sessions.values():
         vis = ck.visible_fact_keys(s.id)
         keys = sorted(vis)
