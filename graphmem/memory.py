@@ -24,7 +24,9 @@ from .chat import ChatConfig, Digester
 from .check import CheckReport, check_hierarchy
 from .config import Settings
 from .db import Database, DeferredWrites, apply_schema, open_database, schema_status
+from .db.schema import check_embedding
 from .embedding import LONG_TURN_CHARS, Embedder, EmbedPassStats, embed_all_pending, make_embedder, reindex
+from .embedding.factory import configured_embedding
 from .errors import ConfigError
 from .facts import Fact, FactExtractor, FactInjection, ForgetResult, RememberResult
 from .facts.corrections import facts_as_of, remember_correcting
@@ -201,11 +203,16 @@ class GraphMemory(ChatMethods):
         lag is normally milliseconds. Call this when a search must see a write just made."""
         self.db.write("meta/await_fulltext_refresh")
 
-    def ensure_schema(self) -> None:
-        """Apply the schema when the database has none (cheap check otherwise)."""
+    def ensure_schema(self, *, embedding: tuple[str, int] | None = None) -> None:
+        """Apply the schema when the database has none (cheap check otherwise). ``embedding``: the
+        model and dimension this process will embed with; :class:`EmbeddingMismatch` when the
+        database records others (its vectors and indexes are another model's)."""
         status = schema_status(self.db)
         if status["version"] != status["expected"]:
             self.init_schema()
+        elif embedding is not None:
+            check_embedding(status["embedding_model"], status["embedding_dimensions"],
+                            model=embedding[0], dimensions=embedding[1])
 
     # -- sessions (graphmem/sessions.py) -------------------------------------------------------
     def create_session(
@@ -473,8 +480,12 @@ class GraphMemory(ChatMethods):
 def open_memory(*, start: bool = False, ensure_schema: bool = True, settings: Settings | None = None,
                 embedder_factory: Callable[[], Embedder | None] | None = None) -> GraphMemory:
     """The GraphMemory the environment describes (managed server unless a URI is set), with its
-    schema applied when the database has none. ``embedder_factory``: see :meth:`GraphMemory.from_settings`."""
-    mem = GraphMemory.from_settings(settings or Settings.load(), start=start, embedder_factory=embedder_factory)
+    schema applied when the database has none, and :class:`EmbeddingMismatch` when the database
+    records another embedding model than the settings' embedder (known without loading it).
+    ``embedder_factory``: see :meth:`GraphMemory.from_settings`."""
+    settings = settings or Settings.load()
+    mem = GraphMemory.from_settings(settings, start=start, embedder_factory=embedder_factory)
     if ensure_schema:
-        mem.ensure_schema()
+        model, dims = configured_embedding(settings) if settings.embedder != "none" else (None, None)
+        mem.ensure_schema(embedding=(model, dims) if model and dims else None)
     return mem

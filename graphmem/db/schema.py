@@ -106,6 +106,20 @@ def schema_status(db: Database) -> dict[str, Any]:
     }
 
 
+def check_embedding(recorded_model: str | None, recorded_dimensions: int | None, *, model: str,
+                    dimensions: int) -> None:
+    """:class:`EmbeddingMismatch` when the database records another embedding model or dimension than
+    ``model`` / ``dimensions`` (nothing recorded yet: fine)."""
+    if not recorded_model and not recorded_dimensions:
+        return
+    if recorded_model != model or int(recorded_dimensions or 0) != dimensions:
+        raise EmbeddingMismatch(
+            f"the database is indexed with {recorded_model} ({recorded_dimensions}-d) but the configured "
+            f"embedder is {model} ({dimensions}-d): run `graphmem reindex` to re-embed everything, or "
+            "configure the original embedder"
+        )
+
+
 def apply_schema(db: Database, *, dimensions: int, model: str, await_seconds: int = 300) -> int:
     """Create every constraint and index (idempotent) and record the version; return it.
 
@@ -122,12 +136,7 @@ def apply_schema(db: Database, *, dimensions: int, model: str, await_seconds: in
             "upgrade graphmem"
         )
     emb = db.read("meta/get", key="embedding")[0]["meta"] or {}
-    if emb and (emb.get("model") != model or int(emb.get("dimensions") or 0) != dimensions):
-        raise EmbeddingMismatch(
-            f"the database is indexed with {emb.get('model')} ({emb.get('dimensions')}-d) but the configured "
-            f"embedder is {model} ({dimensions}-d): run `graphmem reindex` to re-embed everything, or "
-            "configure the original embedder"
-        )
+    check_embedding(emb.get("model"), emb.get("dimensions"), model=model, dimensions=dimensions)
     if int(current.get("version") or 0) > 0:
         _drop_quantized_fact_index(db)
     for m in migrations(_features(db)):

@@ -265,12 +265,26 @@ def test_reindex_moves_a_local_store_to_e5_whose_searches_use_its_query_side(own
 
         with pytest.raises(EmbeddingMismatch, match=r"use-multilingual-v3 \(512-d\).*multilingual-e5-small-q4 \(384-d\)"):
             GraphMemory(db, embedder=E5Embedder()).init_schema()
+        # a command configured with e5 on a store of the default embedder: one line, nothing searched
+        out = _cli_with(own_server, {"GRAPHMEM_EMBEDDER": "e5"}, "search", "migration test", "--scope", "everything")
+        assert out.returncode != 0 and not out.stdout
+        assert out.stderr.strip().splitlines() == [
+            "graphmem: error: the database is indexed with use-multilingual-v3 (512-d) but the configured embedder "
+            "is multilingual-e5-small-q4 (384-d): run `graphmem reindex` to re-embed everything, or configure the "
+            "original embedder"], out.stderr
         out = _cli_with(own_server, {"GRAPHMEM_EMBEDDER": "e5"}, "reindex", "--yes")
         assert out.returncode == 0, out.stderr
         assert "multilingual-e5-small-q4 (384-d)" in out.stdout, out.stdout
         assert _meta(db) == {"model": "multilingual-e5-small-q4", "dimensions": 384}
         vectors = _vectors(db)
         assert {(m, d) for m, d, _ in vectors["turn"]} == {("multilingual-e5-small-q4", 384)}
+
+        out = _cli_with(own_server, {"GRAPHMEM_EMBEDDER": "e5"}, "search", "what made the migration test break",
+                        "--scope", "session", "--session", s.id, "--mode", "semantic", "--json")
+        assert out.returncode == 0 and "fixture database" in out.stdout, out.stderr
+        out = _cli_with(own_server, {}, "search", "migration test", "--scope", "everything")  # the default embedder
+        assert out.returncode != 0 and "use-multilingual-v3 (512-d)" in out.stderr, out.stderr
+        assert "multilingual-e5-small-q4 (384-d)" in out.stderr and "graphmem reindex" in out.stderr
 
         e5 = _RecordingE5()
         mem = GraphMemory(db, embedder=e5)
