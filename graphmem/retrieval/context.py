@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, nullcontext, suppress
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -437,8 +437,12 @@ def _context_for_session(db: Database, searcher: Searcher, embedder: Embedder | 
     notes_future = pool.submit(_timed, notes, message, qvec) if notes is not None and message.strip() else None
     rows, timings["state"] = state_future.result()
     if not rows:
-        if facts_future is not None:
-            facts_future.cancel()
+        # the injection and the notes may already be running on the driver: let them finish, so
+        # that a caller closing the driver on this error does not close it under their queries
+        for pending in (facts_future, notes_future):
+            if pending is not None and not pending.cancel():
+                with suppress(Exception):
+                    pending.result()
         raise SessionNotFound(sid)
     row = rows[0]
     session = session_from_row(row["session"])

@@ -296,6 +296,7 @@ def test_reindex_moves_a_local_store_to_e5_whose_searches_use_its_query_side(own
         assert "fixture database" in res.hits[0].body(), [h.body() for h in res.hits]
         assert e5.queries == [question]  # the query side, not the passage one
         mem.build_context(s.id, "billing client retry count")
+        mem.deferred.wait_all()  # the context's retrieval log is written in the background
         assert e5.queries[-1] == "billing client retry count"
     finally:
         db.close()
