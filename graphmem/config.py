@@ -85,7 +85,7 @@ class Settings(BaseSettings):
     start_timeout: float = 180.0
 
     # --- embeddings ---
-    embedder: Literal["local", "e5", "openai", "sentence-transformers", "none"] = "local"
+    embedder: Literal["auto", "local", "e5", "openai", "sentence-transformers", "none"] = "auto"
     embedding_model: str | None = None
     embedding_dimensions: int | None = None
 

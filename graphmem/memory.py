@@ -26,7 +26,7 @@ from .config import Settings
 from .db import Database, DeferredWrites, apply_schema, open_database, schema_status
 from .db.schema import check_embedding
 from .embedding import LONG_TURN_CHARS, Embedder, EmbedPassStats, embed_all_pending, make_embedder, reindex
-from .embedding.factory import configured_embedding
+from .embedding.factory import configured_embedding, embedder_settings
 from .errors import ConfigError
 from .facts import Fact, FactExtractor, FactInjection, ForgetResult, RememberResult
 from .facts.corrections import facts_as_of, remember_correcting
@@ -172,7 +172,7 @@ class GraphMemory(ChatMethods):
         explicit = settings.embedder == "none"  # otherwise the embedder's own model and size, once made
         return cls(
             db,
-            embedder_factory=embedder_factory or (lambda: make_embedder(settings)),
+            embedder_factory=embedder_factory or (lambda: make_embedder(embedder_settings(settings, db))),
             judge_factory=lambda: make_fact_judge(settings),
             embedding_model=settings.embedding_model if explicit else None,
             embedding_dimensions=settings.embedding_dimensions if explicit else None,
@@ -478,14 +478,21 @@ class GraphMemory(ChatMethods):
 
 
 def open_memory(*, start: bool = False, ensure_schema: bool = True, settings: Settings | None = None,
-                embedder_factory: Callable[[], Embedder | None] | None = None) -> GraphMemory:
+                embedder_factory: Callable[[Settings], Embedder | None] | None = None) -> GraphMemory:
     """The GraphMemory the environment describes (managed server unless a URI is set), with its
     schema applied when the database has none, and :class:`EmbeddingMismatch` when the database
     records another embedding model than the settings' embedder (known without loading it).
-    ``embedder_factory``: see :meth:`GraphMemory.from_settings`."""
-    settings = settings or Settings.load()
-    mem = GraphMemory.from_settings(settings, start=start, embedder_factory=embedder_factory)
-    if ensure_schema:
-        model, dims = configured_embedding(settings) if settings.embedder != "none" else (None, None)
-        mem.ensure_schema(embedding=(model, dims) if model and dims else None)
+    ``GRAPHMEM_EMBEDDER=auto`` follows the model the database records (:func:`embedder_settings`).
+    ``embedder_factory`` makes the embedder from those settings when first needed (default :func:`make_embedder`)."""
+    db = open_database(settings := settings or Settings.load(), start=start)
+    try:
+        resolved = embedder_settings(settings, db) if ensure_schema else settings
+        mem = GraphMemory.from_settings(resolved, db=db, embedder_factory=embedder_factory and (
+            lambda: embedder_factory(resolved)))
+        if ensure_schema:
+            model, dims = configured_embedding(resolved) if resolved.embedder != "none" else (None, None)
+            mem.ensure_schema(embedding=(model, dims) if model and dims else None)
+    except BaseException:
+        db.close()
+        raise
     return mem

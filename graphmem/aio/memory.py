@@ -23,9 +23,10 @@ from .. import facts, sessions
 from .. import turns as _turns
 from ..activity import ForegroundSignal
 from ..config import Settings
-from ..db import apply_schema, schema_status
+from ..db import Database, apply_schema, schema_status
 from ..db.connect import resolve_connection
 from ..embedding import Embedder, make_embedder
+from ..embedding.factory import embedder_settings
 from ..facts import Fact, FactInjection, ForgetResult, RememberResult
 from ..facts.model import ScopeLike as FactScopeLike
 from ..files import FileHistory, file_history
@@ -78,10 +79,17 @@ class AsyncGraphMemory:
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, *, start: bool = False) -> AsyncGraphMemory:
-        """Connect as configured (explicit URI, else the managed server; ``start`` starts it)."""
+        """Connect as configured (explicit URI, else the managed server; ``start`` starts it).
+        ``GRAPHMEM_EMBEDDER=auto`` follows the model the database records (one short read here)."""
         settings = settings or Settings.load()
-        embedder = make_embedder(settings)
         c = resolve_connection(settings, start=start)
+        if settings.embedder == "auto":
+            recorded = Database(c.uri, c.user, c.password, c.database, timeout=c.timeout)
+            try:
+                settings = embedder_settings(settings, recorded)
+            finally:
+                recorded.close()
+        embedder = make_embedder(settings)
         db = AsyncDatabase(c.uri, c.user, c.password, c.database, timeout=c.timeout)
         return cls(
             db,

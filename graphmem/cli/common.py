@@ -51,18 +51,14 @@ def absolute(path: str) -> str:
     return os.path.join(working_dir(), os.path.expanduser(path))
 
 
-def _embedder_announced(settings: Settings) -> Callable[[], Embedder | None]:
-    """The settings' embedder factory, saying on a terminal's stderr that the model loads (the
-    only slow step a command can meet besides the query)."""
+def _embedder_announced(settings: Settings) -> Embedder | None:
+    """The settings' embedder, saying on a terminal's stderr that the model loads (the only slow
+    step a command can meet besides the query)."""
+    from ..embedding import make_embedder
 
-    def make() -> Embedder | None:
-        from ..embedding import make_embedder
-
-        if settings.embedder != "none" and sys.stderr.isatty():
-            print(LOADING_LINE, file=sys.stderr, flush=True)
-        return make_embedder(settings)
-
-    return make
+    if settings.embedder != "none" and sys.stderr.isatty():
+        print(LOADING_LINE, file=sys.stderr, flush=True)
+    return make_embedder(settings)
 
 
 def open_memory(*, start: bool = False, ensure_schema: bool = True, settings: Settings | None = None) -> GraphMemory:
@@ -77,7 +73,7 @@ def open_memory(*, start: bool = False, ensure_schema: bool = True, settings: Se
 
     settings = settings or Settings.load()
     return _open(start=start, ensure_schema=ensure_schema, settings=settings,
-                 embedder_factory=_embedder_announced(settings))
+                 embedder_factory=_embedder_announced)
 
 
 def relative(ts: datetime | None, now: datetime | None = None) -> str:

@@ -140,7 +140,7 @@ def _context(args: argparse.Namespace) -> int:
 def _reindex(args: argparse.Namespace) -> int:
     with open_memory(ensure_schema=False) as mem:
         if mem.embedder is None:
-            raise InvalidInput("reindex needs an embedder: set GRAPHMEM_EMBEDDER to local, e5, openai or sentence-transformers")
+            raise InvalidInput("reindex needs an embedder: set GRAPHMEM_EMBEDDER to auto, local, e5, openai or sentence-transformers")
         if not args.yes and sys.stdin.isatty():
             answer = input(f"Re-embed every turn and summary with {mem.embedder.model} ({mem.embedder.dimensions}-d)? [y/N] ")
             if answer.strip().lower() not in ("y", "yes"):

@@ -26,7 +26,7 @@ from .client import Database
 
 log = logging.getLogger(__name__)
 
-__all__ = ["SCHEMA_VERSION", "Migration", "apply_schema", "migrations", "schema_status"]
+__all__ = ["SCHEMA_VERSION", "Migration", "apply_schema", "migrations", "recorded_embedding", "schema_status"]
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def _drop_quantized_fact_index(db: Database) -> None:
 def schema_status(db: Database) -> dict[str, Any]:
     """The recorded schema version and embedding, plus what this code expects."""
     schema = db.read("meta/get", key="schema")[0]["meta"] or {}
-    emb = db.read("meta/get", key="embedding")[0]["meta"] or {}
+    model, dimensions = recorded_embedding(db)
     indexes = db.read("meta/show_indexes")
     not_online = sorted(f"{i['name']} ({i['state']})" for i in indexes if i["state"] != "ONLINE")
     return {
@@ -101,9 +101,15 @@ def schema_status(db: Database) -> dict[str, Any]:
         "version": schema.get("version"),
         "expected": SCHEMA_VERSION,
         "server": db.server_info().version,
-        "embedding_model": emb.get("model"),
-        "embedding_dimensions": emb.get("dimensions"),
+        "embedding_model": model,
+        "embedding_dimensions": dimensions,
     }
+
+
+def recorded_embedding(db: Database) -> tuple[str | None, int | None]:
+    """The embedding model and dimension the database records (``None``s before any)."""
+    emb = db.read("meta/get", key="embedding")[0]["meta"] or {}
+    return emb.get("model"), emb.get("dimensions")
 
 
 def check_embedding(recorded_model: str | None, recorded_dimensions: int | None, *, model: str,

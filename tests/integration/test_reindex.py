@@ -246,7 +246,7 @@ class _RecordingE5(E5Embedder):
         return super().embed_query(text)
 
 
-def test_reindex_moves_a_local_store_to_e5_whose_searches_use_its_query_side(own_server: Neo4jTarget) -> None:
+def test_auto_follows_the_recorded_model_and_reindex_moves_a_local_store_to_e5(own_server: Neo4jTarget) -> None:
     db = Database(own_server.uri, own_server.user, own_server.password)
     try:
         mem = GraphMemory(db, embedder=LocalEmbedder())
@@ -272,7 +272,13 @@ def test_reindex_moves_a_local_store_to_e5_whose_searches_use_its_query_side(own
             "graphmem: error: the database is indexed with use-multilingual-v3 (512-d) but the configured embedder "
             "is multilingual-e5-small-q4 (384-d): run `graphmem reindex` to re-embed everything, or configure the "
             "original embedder"], out.stderr
-        out = _cli_with(own_server, {"GRAPHMEM_EMBEDDER": "e5"}, "reindex", "--yes")
+        # the default (auto) follows the model the database records, whatever else is installed
+        out = _cli_with(own_server, {}, "search", "what made the migration test break", "--scope", "session",
+                        "--session", s.id, "--mode", "semantic", "--json")
+        assert out.returncode == 0 and "fixture database" in out.stdout, out.stderr
+        assert _meta(db) == {"model": "use-multilingual-v3", "dimensions": 512}
+        # and its reindex moves to the best embedder installed: e5, whose wheel the test venv has
+        out = _cli_with(own_server, {}, "reindex", "--yes")
         assert out.returncode == 0, out.stderr
         assert "multilingual-e5-small-q4 (384-d)" in out.stdout, out.stdout
         assert _meta(db) == {"model": "multilingual-e5-small-q4", "dimensions": 384}
@@ -282,9 +288,12 @@ def test_reindex_moves_a_local_store_to_e5_whose_searches_use_its_query_side(own
         out = _cli_with(own_server, {"GRAPHMEM_EMBEDDER": "e5"}, "search", "what made the migration test break",
                         "--scope", "session", "--session", s.id, "--mode", "semantic", "--json")
         assert out.returncode == 0 and "fixture database" in out.stdout, out.stderr
-        out = _cli_with(own_server, {}, "search", "migration test", "--scope", "everything")  # the default embedder
+        out = _cli_with(own_server, {"GRAPHMEM_EMBEDDER": "local"}, "search", "migration test", "--scope", "everything")
         assert out.returncode != 0 and "use-multilingual-v3 (512-d)" in out.stderr, out.stderr
         assert "multilingual-e5-small-q4 (384-d)" in out.stderr and "graphmem reindex" in out.stderr
+        out = _cli_with(own_server, {}, "search", "what made the migration test break", "--scope", "session",
+                        "--session", s.id, "--mode", "semantic", "--json")  # auto now follows e5
+        assert out.returncode == 0 and "fixture database" in out.stdout, out.stderr
 
         e5 = _RecordingE5()
         mem = GraphMemory(db, embedder=e5)

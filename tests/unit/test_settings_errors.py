@@ -42,7 +42,7 @@ def test_cli_one_line_per_bad_setting(monkeypatch: pytest.MonkeyPatch, capsys: p
     assert f"graphmem: invalid setting {PORT_PROBLEM}" in lines
     assert ("graphmem: invalid setting GRAPHMEM_HOOK_REPLAY_SECONDS='-1': must be "
             "a number of seconds >= 0 (0 = no limit)") in lines  # pydantic's "Value error, " prefix dropped
-    assert any(line.startswith("graphmem: invalid setting GRAPHMEM_EMBEDDER='nope': Input should be 'local'")
+    assert any(line.startswith("graphmem: invalid setting GRAPHMEM_EMBEDDER='nope': Input should be 'auto'")
                for line in lines)
 
 
