@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,7 +25,7 @@ from tests.conftest import Neo4jTarget
 from tests.support import support_db
 
 from .test_hooks import GRAPHMEM as _GRAPHMEM
-from .test_hooks import graphmem, hook_env, stop_test_daemon
+from .test_hooks import graphmem, hook_env, prompt_payload, run_hook, stop_test_daemon
 
 pytestmark = pytest.mark.integration
 
@@ -173,3 +174,33 @@ def test_other_settings_run_in_the_clients_process(
     assert _served(daemon_home) == {"served": 0, "fallbacks": 2}
     r = graphmem(env, "daemon", "status", "--json")  # still the same daemon: a command never restarts it
     assert json.loads(r.stdout)["running"]
+
+
+def test_a_daemon_whose_embedder_does_not_fit_the_store_says_so_and_stays_text_only(
+    neo4j_target: Neo4jTarget, memory: GraphMemory, namespace: str, daemon_home: Path
+) -> None:
+    """The test database records USE; a daemon configured with e5 would search 384-d vectors in
+    512-d indexes. It keeps its searches text-only and names the mismatch; the CLI, which then runs
+    the command itself, prints the mismatch line."""
+    cwd, sid = _seed(memory, namespace)
+    env = hook_env(neo4j_target, daemon_home, GRAPHMEM_EMBEDDER="e5", GRAPHMEM_HOOK_DAEMON="1",
+                   GRAPHMEM_HOOK_BUDGET="20")
+    r = graphmem(env, "daemon", "start", "--wait", "120")
+    assert r.returncode == 0, r.stderr
+    # the routing waits for the daemon's warm-up to settle, which then refuses the embedder
+    r = subprocess.run([*_GRAPHMEM, "search", "invoice total", "--scope", "everything"], capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert r.returncode != 0 and not r.stdout
+    assert r.stderr.strip().splitlines() == [
+        "graphmem: error: the database is indexed with use-multilingual-v3 (512-d) but the configured embedder "
+        "is multilingual-e5-small-q4 (384-d): run `graphmem reindex` to re-embed everything, or configure the "
+        "original embedder"], r.stderr
+    st = json.loads(graphmem(env, "daemon", "status", "--json").stdout)
+    assert st["embedder_ready"] is False and st["embedder"] is None
+    assert "indexed with use-multilingual-v3 (512-d)" in st["embedder_error"], st
+    # a prompt hook through it still answers, from the full-text side
+    r = run_hook(env, "claude-code", prompt_payload(str(uuid.uuid4()), daemon_home / "t.jsonl", cwd,
+                                                    "why does the invoice total test fail?"))
+    assert r.returncode == 0, r.stderr
+    assert "invoice" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"].lower()
+    del sid
