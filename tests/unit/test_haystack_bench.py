@@ -72,3 +72,23 @@ def test_sweep_run_names_are_unique_and_selectable_by_only() -> None:
                   [r.name for r in tuned_runs()[0] + sweep_runs()]):
         assert len(names) == len(set(names)), names
         assert not [n for n in names if "," in n]
+
+
+def test_mixed_haystacks_pour_chat_and_coding_into_one_directory(tmp_path: Path) -> None:
+    from graphmem_devtools.bench.mixed import MIXED_GROUPS, build_mixed_haystacks
+
+    data = tmp_path / "locomo.json"
+    data.write_text(json.dumps([_sample(f"c{i}", "Ann", "Bob", 4) for i in range(10)]))
+    hays = build_mixed_haystacks(data, chat_sessions=4, coding_sessions=3, needles=2, seed=3)
+    assert [h.half for h in hays] == ["tune"] * 5 + ["test"] * 5
+    h = hays[0]
+    assert h.name.startswith("c0-h0+") and h.now >= max(s.timestamp for s in h.sessions)
+    chat = [q for q in h.questions if q.group.startswith("chat: ")]
+    coding = [q for q in h.questions if q.group.startswith("coding: ")]
+    assert chat and coding and {q.group for q in h.questions} <= set(MIXED_GROUPS)
+    keys = {s.key for s in h.sessions}
+    assert all(q.gold_turns and {t.rsplit("/", 1)[0] for t in q.gold_turns} <= keys for q in h.questions)
+    assert all(q.now is not None and q.now < h.now for q in chat)  # asked at the LoCoMo haystack's own date
+    assert sum(s.key.startswith("c0/") for s in h.sessions) == 2
+    assert any(len(t.assistant) > 1000 for s in h.sessions for t in s.turns)  # the coding replies are long
+    assert [s.timestamp for s in h.sessions] == sorted(s.timestamp for s in h.sessions)

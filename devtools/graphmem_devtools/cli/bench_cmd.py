@@ -84,6 +84,9 @@ def register(sub: Any) -> None:
     from ..bench import quality_compare
 
     coding_bench.register(verbs)
+    from ..bench import mixed as mixed_bench
+
+    mixed_bench.register(verbs)
     quality_compare.register(verbs)
 
 
