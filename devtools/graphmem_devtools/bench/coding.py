@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 from graphmem.memory import GraphMemory
 
 from .coding_data import KINDS, PER_KIND, build_coding_haystacks, dump_haystacks
-from .common import BenchResult, machine_info, write_results
+from .common import BenchResult, bench_command, machine_info, publish
 from .haystack import sweep_haystack_runs
 from .haystack_core import (
     HaystackRun,
@@ -136,8 +135,7 @@ def register(verbs: Any) -> None:
 def _coding(args: argparse.Namespace) -> int:
     from graphmem.cli.common import open_memory
 
-    command = "graphmem " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["bench"] else (
-        f"graphmem bench coding --haystacks {args.haystacks}")
+    command = bench_command(f"graphmem bench coding --haystacks {args.haystacks}")
     try:
         with open_memory(start=True) as mem:
             runs = default_haystack_runs() + (sweep_haystack_runs() if args.sweep else [])
@@ -149,9 +147,5 @@ def _coding(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"graphmem: error: {e}", file=sys.stderr)
         return 2
-    md = coding_markdown(result)
-    print(md)
-    js, mdp = write_results(result, args.out)
-    mdp.write_text(md, encoding="utf-8")
-    print(f"written: {js} {mdp}", file=sys.stderr)
+    publish(result, coding_markdown(result), args.out)
     return 0

@@ -7,6 +7,7 @@ import os
 import platform
 import random
 import resource
+import shlex
 import subprocess
 import sys
 import time
@@ -234,6 +235,20 @@ def write_results(result: BenchResult, out_dir: Path) -> tuple[Path, Path]:
          "figures": result.figures, "notes": result.notes}, indent=2) + "\n")
     md.write_text(result.markdown())
     return js, md
+
+
+def bench_command(default: str) -> str:
+    """The command line as typed when it was ``graphmem bench ...``, else ``default``."""
+    return "graphmem " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["bench"] else default
+
+
+def publish(result: BenchResult, md: str, out: Path) -> None:
+    """Print a verb's markdown, write its results files into ``out`` (the markdown as printed) and
+    say where on stderr."""
+    print(md)
+    js, mdp = write_results(result, out)
+    mdp.write_text(md, encoding="utf-8")
+    print(f"written: {js} {mdp}", file=sys.stderr)
 
 
 def read_part_results(path: Path, name: str) -> dict[str, Any]:

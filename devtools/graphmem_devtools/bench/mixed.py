@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -27,7 +26,7 @@ from typing import Any
 from graphmem.memory import GraphMemory
 
 from .coding_data import KINDS, build_coding_haystacks
-from .common import BenchResult, machine_info, write_results
+from .common import BenchResult, bench_command, machine_info, publish
 from .haystack import GROUPS, build_haystacks, sweep_haystack_runs
 from .haystack_core import (
     HALF_NAMES,
@@ -144,8 +143,7 @@ def register(verbs: Any) -> None:
 def _mixed(args: argparse.Namespace) -> int:
     from graphmem.cli.common import open_memory
 
-    command = "graphmem " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["bench"] else (
-        "graphmem bench mixed")
+    command = bench_command("graphmem bench mixed")
     if not args.data.is_file():
         print(f"graphmem: error: --data: {args.data} is not a file", file=sys.stderr)
         return 2
@@ -163,9 +161,5 @@ def _mixed(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"graphmem: error: {e}", file=sys.stderr)
         return 2
-    md = mixed_markdown(result)
-    print(md)
-    js, mdp = write_results(result, args.out)
-    mdp.write_text(md, encoding="utf-8")
-    print(f"written: {js} {mdp}", file=sys.stderr)
+    publish(result, mixed_markdown(result), args.out)
     return 0
