@@ -76,3 +76,39 @@ def test_bench_coding_with_tool_calls_summaries_and_the_graph_source(database: D
     assert "Each turn stores its edited file as an Edit tool call." in md
     assert "Summaries written by the worker run to idle" in md
     assert not any(n.startswith("data kept under") for n in res.notes)  # a fresh load is deleted
+
+
+def _locomo_like(path: Path) -> Path:
+    """Ten LoCoMo-shaped conversations of four short sessions, each with one answerable question."""
+    import json
+
+    samples = []
+    for c in range(10):
+        conv: dict[str, object] = {"speaker_a": "Ann", "speaker_b": "Bob"}
+        for n in range(1, 5):
+            conv[f"session_{n}"] = [{"speaker": "Ann" if i % 2 == 0 else "Bob", "dia_id": f"D{n}:{i + 1}",
+                                     "text": f"conversation {c} session {n} line {i} about the garden"} for i in range(4)]
+            conv[f"session_{n}_date_time"] = f"1:00 pm on {n} May, 2023"
+        qa = [{"question": f"What was said in conversation {c} about the garden?", "evidence": ["D1:1"],
+               "category": 4, "answer": "x"}]
+        samples.append({"sample_id": f"conv-{c}", "conversation": conv, "qa": qa})
+    path.write_text(json.dumps(samples))
+    return path
+
+
+def test_bench_mixed_smoke(database: Database, tmp_path: Path) -> None:
+    from graphmem_devtools.bench.mixed import MIXED_GROUPS, mixed_markdown, run_mixed_bench
+
+    mem = GraphMemory(database, embedder=LocalEmbedder())
+    res = run_mixed_bench(mem, _locomo_like(tmp_path / "locomo.json"), chat_sessions=4, coding_sessions=2, needles=2,
+                          limit=1, log=lambda _m: None)
+    f = res.figures
+    assert f["haystacks"] == {"tune": 1, "test": 1} and f["long_turns"] > 0
+    groups = list(f["runs"][0]["table"]["all"])
+    assert groups[0] == "overall" and set(groups[1:]) <= set(MIXED_GROUPS)
+    assert any(g.startswith("chat: ") for g in groups) and any(g.startswith("coding: ") for g in groups)
+    assert list(f["baselines"]) == list(BASELINE_NAMES)
+    assert "## turn all@5 per question group (test)" in mixed_markdown(res)
+    assert not any("kept" in n for n in res.notes)  # not kept: the load is gone
+    assert not database.read("maintenance/sessions_under_path", path="/graphmem-bench/mixed-",
+                             prefix="/graphmem-bench/mixed-")

@@ -78,6 +78,7 @@ def run_mixed_bench(
     runs: list[HaystackRun] | None = None,
     chat_sessions: int = 25,
     coding_sessions: int = 30,
+    needles: int = 10,
     limit: int | None = None,
     seed: int = 7,
     keep: bool = False,
@@ -88,7 +89,8 @@ def run_mixed_bench(
 ) -> BenchResult:
     """Build the mixed haystacks (the first ``limit`` of each half), load them into a fresh
     namespace (or re-score a kept one), run each configuration and the two baselines."""
-    hays = build_mixed_haystacks(data, chat_sessions=chat_sessions, coding_sessions=coding_sessions, seed=seed)
+    hays = build_mixed_haystacks(data, chat_sessions=chat_sessions, coding_sessions=coding_sessions, needles=needles,
+                                 seed=seed)
     if limit is not None:
         hays = [h for half in HALF_NAMES for h in [x for x in hays if x.half == half][:limit]]
     result = BenchResult("mixed", command, machine_info(mem.db.server_info().version))
