@@ -70,25 +70,38 @@ def _test_version() -> str:
     return os.environ.get("GRAPHMEM_TEST_NEO4J_VERSION", DEFAULT_NEO4J_VERSION)
 
 
+def _schema_applied(target: Neo4jTarget) -> Neo4jTarget:
+    """``target`` once its schema is applied for USE, the embedder the tests use. A command run with
+    the default ``auto`` then follows the recorded USE; were it the first to create the schema, it
+    would pick e5, whose wheel the dev install has."""
+    db = Database(target.uri, target.user, target.password)
+    try:
+        GraphMemory(db).init_schema()
+    finally:
+        db.close()
+    return target
+
+
 @pytest.fixture(scope="session")
 def neo4j_target() -> Iterator[Neo4jTarget]:
     uri = os.environ.get("GRAPHMEM_TEST_NEO4J_URI")
     version = _test_version()
     if uri:
-        yield Neo4jTarget(
+        yield _schema_applied(Neo4jTarget(
             uri,
             os.environ.get("GRAPHMEM_TEST_NEO4J_USER", "neo4j"),
             os.environ.get("GRAPHMEM_TEST_NEO4J_PASSWORD", ""),
             version,
             "explicit",
-        )
+        ))
         return
     if _docker_engine() and os.environ.get("GRAPHMEM_TEST_NO_DOCKER") != "1":
         from testcontainers.neo4j import Neo4jContainer
 
         image = f"neo4j:{version}-community"
         with Neo4jContainer(image=image, password="graphmem-test-pw") as c:
-            yield Neo4jTarget(c.get_connection_url(), "neo4j", "graphmem-test-pw", version, "testcontainers")
+            yield _schema_applied(Neo4jTarget(c.get_connection_url(), "neo4j", "graphmem-test-pw", version,
+                                              "testcontainers"))
         return
     server = ManagedServer(_test_home(), version, heap="1g", pagecache="1g",
                            bolt_port=int(os.environ.get("GRAPHMEM_TEST_BOLT_PORT", "7787")),
@@ -96,7 +109,7 @@ def neo4j_target() -> Iterator[Neo4jTarget]:
     was_running = server.state() is not None
     st = server.start()
     try:
-        yield Neo4jTarget(st.uri, "neo4j", server.password(), version, "managed", home=_test_home())
+        yield _schema_applied(Neo4jTarget(st.uri, "neo4j", server.password(), version, "managed", home=_test_home()))
     finally:
         if not was_running and os.environ.get("GRAPHMEM_TEST_KEEP_SERVER") != "1":
             server.stop()
