@@ -2,7 +2,8 @@
 
 One search is at most four round trips: the scope's size (cached, it only chooses a strategy),
 the vector candidates of turns **and** summaries in one statement, the full-text candidates, and
-the details of the final hits. Fusion is weighted Reciprocal Rank Fusion.
+the details of the final hits. Long turns among the full-text candidates add one: their request
+field's share of the score (:mod:`.longturns`). Fusion is weighted Reciprocal Rank Fusion.
 
 How the vector side is run (``SearchResult.strategy["vector"]``):
 
@@ -46,6 +47,7 @@ from ..errors import DatabaseError, InvalidInput
 from .fusion import combsum, rrf
 from .graph import graph_candidates
 from .hits import Candidate, SearchRun, hydrate, ms_since
+from .longturns import reweigh_long_turns, session_prior_share
 from .lucene import build_query, fields_for, query_terms
 from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
 from .rerank import rerank_fused, reranks
@@ -439,15 +441,17 @@ class Searcher:
                 break
             fetch = min(cfg.max_fetch, fetch * 4)
         sessions = {r["sessionId"]: float(r["score"]) for r in (rows[0]["sessions"] if rows else [])}
+        shift = reweigh_long_turns(self.db, cfg, query, scope, fields, hits, fetch)
         info.update({"strategy": "lucene", "fetch": fetch, "rounds": rounds, "candidates": len(hits),
-                     "sessions": len(sessions)})
+                     "sessions": len(sessions), "long_turns_reweighed": len(shift)})
         run.timings[label] = ms_since(t0)
         cands = [
-            Candidate(h["id"], h["kind"], float(h["score"]) + cfg.session_weight * sessions.get(h["sessionId"], 0.0)
-                      * _gets_prior(h.get("chars"), cfg.long_turn_chars))
+            Candidate(h["id"], h["kind"], float(h["score"]) + shift.get(h["id"], 0.0)
+                      + cfg.session_weight * sessions.get(h["sessionId"], 0.0)
+                      * session_prior_share(h.get("chars"), cfg.long_turn_chars))
             for h in hits
         ]
-        if sessions:  # the session prior reorders the page (stable: BM25 order breaks ties)
+        if sessions or shift:  # the prior and the reweighing reorder the page (stable: BM25 order breaks ties)
             cands.sort(key=lambda c: -c.score)
         return cands
 
@@ -487,8 +491,3 @@ class Searcher:
         run: SearchRun,
     ) -> list[SearchHit]:
         return hydrate(self.db, self.config, ranked, lists, scope, mode, with_embeddings, locale, now, run)
-
-
-def _gets_prior(chars: int | None, long_turn_chars: int) -> float:
-    """1 when a full-text hit takes its session's prior, 0 for a long turn (found on its own words)."""
-    return 0.0 if long_turn_chars > 0 and chars is not None and int(chars) > long_turn_chars else 1.0

@@ -87,3 +87,31 @@ def test_a_long_turn_gets_no_session_prior(mem: GraphMemory, namespace: str) -> 
     assert default[ids[1]] == pytest.approx(bare[ids[1]])  # the long turn: its own BM25 only
     assert default[ids[0]] > bare[ids[0]]  # a short turn of the same session takes the prior
     assert everyone[ids[1]] > bare[ids[1]]
+
+
+def test_a_long_turns_request_counts_less_than_its_reply(mem: GraphMemory, namespace: str) -> None:
+    """A long turn's request field counts ``long_turn_user_weight`` times: a request that only repeats
+    the question no longer outranks the long reply that answers it; short turns keep their scores."""
+    cwd = namespace + "/app"
+    s = mem.create_session(cwd, project_path=cwd)
+    asked = mem.store_turn(s.id, "what is the retry policy of the uploader?", "Let me look at the code. " + FILLER * 8).id
+    answered = mem.store_turn(s.id, "go on", "The uploader's retry policy: three retries with exponential "
+                              "backoff, then the job fails. " + FILLER * 8).id
+    short = mem.store_turn(s.id, "is the retry policy documented?", "not yet").id
+    mem.embed_pending()
+    mem.await_text_index()
+    scope = Scope.directory(cwd)
+
+    def scores(**knobs: object) -> tuple[list[str], dict[str, float]]:
+        mem.searcher(replace(RetrievalConfig(), time_boost=0.0, session_weight=0.0, **knobs))  # type: ignore[arg-type]
+        res = mem.search("uploader retry policy", scope=scope, levels=(0,), k=5, mode="text")
+        return [h.id for h in res.hits], {h.id: h.score for h in res.hits}
+
+    _, request_only = scores(field_weights={"userMessage": 1.0})
+    order_one, one = scores(long_turn_user_weight=1.0)
+    order_half, half = scores(long_turn_user_weight=0.5)
+    assert order_one.index(asked) < order_one.index(answered)  # the bare request wins at equal weights
+    assert order_half.index(answered) < order_half.index(asked)
+    assert half[asked] == pytest.approx(one[asked] - 0.5 * request_only[asked])
+    assert half[answered] == pytest.approx(one[answered] - 0.5 * request_only.get(answered, 0.0))
+    assert half[short] == pytest.approx(one[short])  # a short turn: untouched

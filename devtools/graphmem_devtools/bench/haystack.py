@@ -144,8 +144,9 @@ def build_haystacks(
 
 def sweep_haystack_runs() -> list[HaystackRun]:
     """Variants of the default (``--sweep``): the time window, session diversity, the context field,
-    the whole-session prior, the long-turn rule (0: every turn gets its neighbours and the prior) and
-    the graph source (off, stronger, without the summaries a turn search seeds it from)."""
+    the whole-session prior, the long-turn rule (0: every turn gets its neighbours and the prior), the
+    weight of a long turn's request and the graph source (off, stronger, without the summaries a turn
+    search seeds it from)."""
     best = RetrievalConfig()
     no_ctx = {**best.field_weights, "contextText": 0.0}
     return [
@@ -160,6 +161,8 @@ def sweep_haystack_runs() -> list[HaystackRun]:
         HaystackRun("hybrid: no context field nor session prior", "hybrid",
                     replace(best, field_weights=no_ctx, session_weight=0.0)),
         HaystackRun("hybrid: long turns get context and session prior too", "hybrid", replace(best, long_turn_chars=0)),
+        HaystackRun("hybrid: long turns' request at full weight", "hybrid", replace(best, long_turn_user_weight=1.0)),
+        HaystackRun("hybrid: long turns' request weight 0.3", "hybrid", replace(best, long_turn_user_weight=0.3)),
     ]
 
 

@@ -1,0 +1,89 @@
+"""What reweighing long turns' requests costs a search: ``Searcher.search`` with
+``long_turn_user_weight`` 0.5 (the default: one more full-text statement when long turns are among
+the full-text candidates) against 1.0 (no extra statement), interleaved query by query in one
+process, on a namespace of long turns kept by ``graphmem bench coding --keep`` (replies of ~2,500
+characters), hybrid and text modes, turns only, directory scope, k = 10.
+
+    python benchmarks/long_turns/request_weight_cost.py --ns /graphmem-bench/coding-<id> --queries 300 \\
+        --out benchmarks/long_turns/request-weight-cost.json
+
+Connects to the managed server of ``GRAPHMEM_HOME`` (``graphmem db up``). Prints p50/p95 of each
+and the p50 ratios; writes them with the command, commit and load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from graphmem.memory import open_memory
+from graphmem.retrieval import RetrievalConfig, Scope, Searcher
+from graphmem_devtools.bench.coding import FULL_HAYSTACKS
+from graphmem_devtools.bench.coding_data import build_coding_haystacks
+
+QUERIES = ["retry policy", "why did the migration test fail", "why did the build break", "cache invalidation",
+           "what did we decide about logging", "flaky integration test", "database index", "rate limit",
+           "docker compose file", "deploy script", "which timeout did we choose", "the parser bug"]
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ns", required=True, help="a namespace kept by `graphmem bench coding --keep`")
+    ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args(argv)
+    load_before = os.getloadavg()
+    rng = random.Random(5)
+    mem = open_memory()
+    base = RetrievalConfig()
+    searchers = {f"request weight {w}": Searcher(mem.db, mem.embedder, replace(base, long_turn_user_weight=w),
+                                                 dimensions=mem.embedding_dimensions) for w in (0.5, 1.0)}
+    cwds = [f"{args.ns.rstrip('/')}/{h.name}" for h in build_coding_haystacks(FULL_HAYSTACKS, seed=11)]
+    lat: dict[str, list[float]] = {f"{m} {n}": [] for m in ("hybrid", "text") for n in searchers}
+    reweighed: list[int] = []
+    warm = 20
+    for i in range(args.queries + warm):
+        scope, q = Scope.directory(rng.choice(cwds)), rng.choice(QUERIES)
+        for mode in ("hybrid", "text"):
+            order = list(searchers.items()) if i % 2 == 0 else list(searchers.items())[::-1]
+            for name, searcher in order:
+                t0 = time.perf_counter()
+                res = searcher.search(q, scope=scope, levels=(0,), k=10, mode=mode)  # type: ignore[arg-type]
+                if i >= warm:
+                    lat[f"{mode} {name}"].append((time.perf_counter() - t0) * 1000)
+                    if mode == "hybrid" and name.endswith("0.5"):
+                        reweighed.append(int(res.strategy["text"].get("long_turns_reweighed", 0)))
+    out: dict[str, object] = {
+        "command": "python benchmarks/long_turns/request_weight_cost.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "commit": _git("rev-parse", "HEAD").strip(), "load average before": load_before,
+        "load average after": os.getloadavg(), "namespace": args.ns, "queries": args.queries,
+        "mean long turns reweighed per hybrid search": round(statistics.mean(reweighed), 1),
+    }
+    for name, v in lat.items():
+        v.sort()
+        out[name] = {"p50 ms": round(statistics.median(v), 2), "p95 ms": round(v[int(len(v) * 0.95)], 2)}
+        print(f"{name}: p50 {statistics.median(v):.2f} ms, p95 {v[int(len(v) * 0.95)]:.2f} ms")
+    for mode in ("hybrid", "text"):
+        ratio = statistics.median(lat[f"{mode} request weight 0.5"]) / statistics.median(lat[f"{mode} request weight 1.0"])
+        out[f"{mode} p50 ratio 0.5 / 1.0"] = round(ratio, 3)
+        print(f"{mode} p50 ratio 0.5 / 1.0: {ratio:.3f}")
+    if args.out:
+        args.out.write_text(json.dumps(out, indent=2) + "\n")
+    mem.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,65 @@
+"""How the full-text side treats long turns (a coding assistant's request and its long reply).
+
+Lucene scores each field of the ``memory_search`` index on its own, normalised by that field's
+length. A long turn's short request that repeats the query's words then outscores the long reply
+that holds the answer, in that turn and against other turns. Two rules keep a long turn ranked on
+its own words:
+
+* it takes no whole-session prior (:func:`session_prior_share`);
+* its request field counts ``long_turn_user_weight`` times (:func:`reweigh_long_turns`): the
+  request's share of its BM25 score is read with a second query over that field alone and scaled.
+
+Short turns (chat messages) keep their scores exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..db import Database
+from .lucene import build_query
+from .models import RetrievalConfig
+from .scopes import Scope
+
+__all__ = ["is_long", "reweigh_long_turns", "session_prior_share"]
+
+USER_FIELD = "userMessage"
+
+
+def is_long(chars: int | None, long_turn_chars: int) -> bool:
+    """Whether a turn of ``chars`` characters (request + reply) is a long turn."""
+    return long_turn_chars > 0 and chars is not None and int(chars) > long_turn_chars
+
+
+def session_prior_share(chars: int | None, long_turn_chars: int) -> float:
+    """1 when a full-text hit takes its session's prior, 0 for a long turn (found on its own words)."""
+    return 0.0 if is_long(chars, long_turn_chars) else 1.0
+
+
+def reweigh_long_turns(
+    db: Database,
+    cfg: RetrievalConfig,
+    query: str,
+    scope: Scope,
+    fields: Mapping[str, float],
+    hits: Sequence[Mapping[str, Any]],
+    fetch: int,
+) -> dict[str, float]:
+    """For the long turns among full-text ``hits``: how much to add to each one's score (negative
+    when the request weighs less than in the query) so that its request field counts
+    ``cfg.long_turn_user_weight`` times its weight in ``fields``. Empty (and no round trip) when the
+    rule is off, the query leaves the request field out, or no hit is a long turn. A long turn
+    outside the request field's first ``fetch`` hits keeps its score (its request matched little)."""
+    weight = fields.get(USER_FIELD, 0.0)
+    if cfg.long_turn_user_weight == 1.0 or weight <= 0:
+        return {}
+    ids = [h["id"] for h in hits if h["kind"] == "turn" and is_long(h.get("chars"), cfg.long_turn_chars)]
+    if not ids:
+        return {}
+    lucene = build_query(query, fields={USER_FIELD: weight}, scope_field=scope.property, scope_value=scope.value,
+                         drop_stopwords=cfg.drop_query_stopwords)
+    if lucene is None:
+        return {}
+    rows = db.read("search/user_field_scores", query=lucene, ids=ids, fetch=fetch)
+    return {r["id"]: (cfg.long_turn_user_weight - 1.0) * float(r["score"]) for r in rows}
