@@ -107,7 +107,7 @@ def test_a_long_turns_request_counts_less_than_its_reply(mem: GraphMemory, names
         res = mem.search("uploader retry policy", scope=scope, levels=(0,), k=5, mode="text")
         return [h.id for h in res.hits], {h.id: h.score for h in res.hits}
 
-    _, request_only = scores(field_weights={"userMessage": 1.0})
+    _, request_only = scores(field_weights={"userMessage": 1.0}, long_turn_user_weight=1.0)
     order_one, one = scores(long_turn_user_weight=1.0)
     order_half, half = scores(long_turn_user_weight=0.5)
     assert order_one.index(asked) < order_one.index(answered)  # the bare request wins at equal weights
