@@ -130,3 +130,21 @@ def test_update_section_keeps_the_rest_of_the_file(tmp_path: Path) -> None:
     text = p.read_text()
     assert "first" not in text and "second" in text and text.count(BEGIN) == 1
     assert text.startswith("# Retrieval quality\n") and text.endswith("## Tables\n\nold\n")
+
+
+def test_evidence_can_sit_in_the_requests() -> None:
+    """``evidence_in="request"``: the same questions, every needle in the user's request of its gold turn and
+    none in a reply; the default keeps it in the reply (preferences apart, said by the user)."""
+    replies, requests = coding_haystack(5, 1), coding_haystack(5, 1, evidence_in="request")
+    assert [q.question for q in requests.questions] == [q.question for q in replies.questions]
+    for h, in_request in ((requests, True), (replies, False)):
+        turns = {t.source_id: t for _, t in _flat(h)}
+        for q in h.questions:
+            said_by_user = in_request or q.group == "preference"
+            for gold in q.gold_turns:
+                t = turns[gold]
+                assert len(t.assistant) > 1000
+                assert any(e in (t.user if said_by_user else t.assistant) for e in q.evidence), (q, gold)
+                assert not any(e in (t.assistant if said_by_user else t.user) for e in q.evidence), (q, gold)
+    with pytest.raises(ValueError, match="evidence_in"):
+        coding_haystack(5, 1, evidence_in="chat")  # type: ignore[arg-type]

@@ -19,7 +19,7 @@ from typing import Any
 
 from graphmem.memory import GraphMemory
 
-from .coding_data import KINDS, PER_KIND, build_coding_haystacks, dump_haystacks
+from .coding_data import EVIDENCE_IN, KINDS, PER_KIND, EvidenceIn, build_coding_haystacks, dump_haystacks
 from .common import BenchResult, bench_command, machine_info, publish
 from .haystack import sweep_haystack_runs
 from .haystack_core import (
@@ -49,6 +49,7 @@ def run_coding_bench(
     reuse: str | None = None,
     summarize: bool = False,
     tool_calls: bool = False,
+    evidence_in: EvidenceIn = "reply",
     dump: Path | None = None,
     command: str = "graphmem bench coding",
     log: Callable[[str], None] = print,
@@ -57,7 +58,7 @@ def run_coding_bench(
     each configuration and the two baselines; tables per half and per question kind."""
     if haystacks < 1 or sessions < 1:
         raise ValueError("bench coding needs --haystacks and --sessions of at least 1")
-    hays = build_coding_haystacks(haystacks, seed=seed, sessions=sessions, turns=turns)
+    hays = build_coding_haystacks(haystacks, seed=seed, sessions=sessions, turns=turns, evidence_in=evidence_in)
     if dump is not None:
         dump_haystacks(hays, dump)
         log(f"generated data written to {dump}")
@@ -67,6 +68,7 @@ def run_coding_bench(
                                        reuse=reuse, summarize=summarize, tool_calls=tool_calls, log=log)
     replies = sorted(len(t.assistant) for h in hays for s in h.sessions for t in s.turns)
     result.figures = {**figures, "sessions_per_haystack": sessions, "seed": seed, "turns_per_session": list(turns),
+                      "evidence_in": evidence_in,
                       "haystacks_total": haystacks, "full_size": haystacks >= FULL_HAYSTACKS,
                       "reply_chars": {"tenth percentile": replies[len(replies) // 10],
                                       "median": replies[len(replies) // 2],
@@ -100,7 +102,9 @@ def coding_markdown(result: BenchResult) -> str:
         f"{summaries_sentence(f)} "
         f"{'Each turn stores its edited file as an Edit tool call.' if f.get('tool_calls') else 'No tool calls.'}", "",
         "Data: `graphmem_devtools.bench.coding_data` (five projects per haystack over ~3 months; decoy sessions of "
-        "the same topic in other projects or at other times). Tune = even haystacks, test = odd ones. Share of "
+        "the same topic in other projects or at other times; evidence in the "
+        f"{'user request' if f.get('evidence_in') == 'request' else 'assistant reply, preferences in the request'} "
+        "of a long turn). Tune = even haystacks, test = odd ones. Share of "
         "questions whose gold turns are all in the top k (session all@5: all gold sessions among the first 5 "
         "distinct sessions). BM25 = `rank_bm25.BM25Okapi` defaults over user + assistant text; dense only = cosine "
         "over each turn's raw stored vector.", "",
@@ -126,6 +130,8 @@ def register(verbs: Any) -> None:
                         "field, session prior)")
     p.add_argument("--tool-calls", action="store_true",
                    help="store each turn's edited file as an Edit tool call (what a coding assistant's hooks record)")
+    p.add_argument("--evidence-in", choices=EVIDENCE_IN, default="reply",
+                   help="where the generated evidence sits: in the long replies (default) or in the user's requests")
     p.add_argument("--summaries", action="store_true",
                    help="run the summary worker (extractive summarizer) to idle before scoring, as a deployment would")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results"))
@@ -141,7 +147,7 @@ def _coding(args: argparse.Namespace) -> int:
             runs = default_haystack_runs() + (sweep_haystack_runs() if args.sweep else [])
             result = run_coding_bench(mem, haystacks=args.haystacks, seed=args.seed, sessions=args.sessions,
                                       runs=runs, keep=args.keep, reuse=args.reuse, summarize=args.summaries,
-                                      tool_calls=args.tool_calls,
+                                      tool_calls=args.tool_calls, evidence_in=args.evidence_in,
                                       dump=args.dump, command=command,
                                       log=lambda m: print(m, file=sys.stderr, flush=True))
     except ValueError as e:

@@ -21,7 +21,8 @@ Questions (``KINDS``), each with the source ids of its gold turns:
 * single-session -- one fact (a port, a pinned version, a log path);
 * preference -- stated by the user in passing inside a request about something else.
 
-Evidence usually sits in the middle of a long reply. Haystacks with an even index are the tuning
+Evidence usually sits in the middle of a long reply (``evidence_in="request"``: in the user's request
+of such a turn instead). Haystacks with an even index are the tuning
 half, odd ones the test half.
 """
 
@@ -32,16 +33,18 @@ import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from . import coding_banks as B
 from .haystack_core import HALF_NAMES, Haystack, HaystackQuestion, HaystackSession, HaystackTurn
 
-__all__ = ["KINDS", "build_coding_haystacks", "coding_haystack", "dump_haystacks"]
+__all__ = ["EVIDENCE_IN", "KINDS", "EvidenceIn", "build_coding_haystacks", "coding_haystack", "dump_haystacks"]
 
 KINDS = ("decision", "temporal", "update", "aggregation", "single-session", "preference")
 PER_KIND = {"decision": 3, "temporal": 3, "update": 2, "aggregation": 2, "single-session": 3, "preference": 2}
 SPAN_DAYS = 90
+EvidenceIn = Literal["reply", "request"]
+EVIDENCE_IN: tuple[EvidenceIn, ...] = ("reply", "request")
 BASE = datetime(2025, 1, 6, tzinfo=UTC)
 
 
@@ -64,8 +67,9 @@ class _Q:
 
 
 class _Gen:
-    def __init__(self, seed: int, index: int, sessions: int, turns: tuple[int, int]) -> None:
+    def __init__(self, seed: int, index: int, sessions: int, turns: tuple[int, int], evidence_in: str) -> None:
         self.rng = random.Random(f"graphmem-coding-{seed}-{index}")
+        self.in_requests = evidence_in == "request"
         self.index, self.seed, self.sessions, self.turns = index, seed, sessions, turns
         self.start = BASE + timedelta(days=self.rng.randrange(365))
         self.now = self.start + timedelta(days=SPAN_DAYS, hours=17, minutes=self.rng.randrange(60))
@@ -89,7 +93,7 @@ class _Gen:
         free = [i for i in range(p.turns) if i not in p.needles]
         middle = [i for i in free if 0 < i < p.turns - 1]
         i = self.rng.choice(middle if middle and self.rng.random() < 0.8 else free)
-        p.needles[i] = (text, user)
+        p.needles[i] = (text, user or self.in_requests)
         return i
 
     def _fill(self, template: str, project: str, spec: dict[str, Any], **extra: str) -> str:
@@ -213,12 +217,17 @@ class _Gen:
         return out
 
 
-def coding_haystack(seed: int, index: int, *, sessions: int = 50, turns: tuple[int, int] = (4, 20)) -> Haystack:
+def coding_haystack(seed: int, index: int, *, sessions: int = 50, turns: tuple[int, int] = (4, 20),
+                    evidence_in: EvidenceIn = "reply") -> Haystack:
     """Haystack ``index`` of ``seed`` (the same every time for the same arguments); ``turns`` bounds the
-    turns per session (at least 3: evidence goes in a middle turn)."""
+    turns per session (at least 3: evidence goes in a middle turn). ``evidence_in="request"`` puts
+    every needle (the gold evidence and its decoys) in the user's request instead of the reply, the
+    way a user tells an assistant about their work, with the same long replies around it."""
     if turns[0] < 3 or turns[1] < turns[0]:
         raise ValueError(f"turns per session must be a range of at least 3, got {turns}")
-    g = _Gen(seed, index, sessions, turns)
+    if evidence_in not in EVIDENCE_IN:
+        raise ValueError(f"evidence_in must be one of {', '.join(EVIDENCE_IN)}, got {evidence_in!r}")
+    g = _Gen(seed, index, sessions, turns, evidence_in)
     g.plan()
     hay_sessions = g.texts()
     questions = []
@@ -230,9 +239,9 @@ def coding_haystack(seed: int, index: int, *, sessions: int = 50, turns: tuple[i
 
 
 def build_coding_haystacks(count: int = 20, *, seed: int = 11, sessions: int = 50,
-                           turns: tuple[int, int] = (4, 20)) -> list[Haystack]:
+                           turns: tuple[int, int] = (4, 20), evidence_in: EvidenceIn = "reply") -> list[Haystack]:
     """``count`` haystacks: even indexes the tuning half, odd ones the test half."""
-    return [coding_haystack(seed, i, sessions=sessions, turns=turns) for i in range(count)]
+    return [coding_haystack(seed, i, sessions=sessions, turns=turns, evidence_in=evidence_in) for i in range(count)]
 
 
 def dump_haystacks(haystacks: list[Haystack], path: Path) -> None:
