@@ -6,8 +6,10 @@ that holds the answer, in that turn and against other turns. Two rules keep a lo
 its own words:
 
 * it takes no whole-session prior (:func:`session_prior_share`);
-* its request field counts ``long_turn_user_weight`` times (:func:`reweigh_long_turns`): the
+* a short request (under ``short_request_chars``: a question or a command, whose words are the
+  topic, not the answer) counts ``long_turn_user_weight`` times (:func:`reweigh_long_turns`): the
   request's share of its BM25 score is read with a second query over that field alone and scaled.
+  A longer request, one that tells something, keeps its full weight.
 
 Short turns (chat messages) keep their scores exactly.
 """
@@ -46,11 +48,12 @@ def reweigh_long_turns(
     hits: Sequence[Mapping[str, Any]],
     fetch: int,
 ) -> dict[str, float]:
-    """For the long turns among full-text ``hits``: how much to add to each one's score (negative
-    when the request weighs less than in the query) so that its request field counts
-    ``cfg.long_turn_user_weight`` times its weight in ``fields``. Empty (and no round trip) when the
-    rule is off, the query leaves the request field out, or no hit is a long turn. A long turn
-    outside the request field's first ``fetch`` hits keeps its score (its request matched little)."""
+    """For the long turns with a short request among full-text ``hits``: how much to add to each
+    one's score (negative when the request weighs less than in the query) so that its request field
+    counts ``cfg.long_turn_user_weight`` times its weight in ``fields``. Empty (and no round trip)
+    when the rule is off, the query leaves the request field out, or no hit is a long turn. A long
+    turn outside the request field's first ``fetch`` hits keeps its score (its request matched
+    little), as does one whose request is at least ``cfg.short_request_chars`` long."""
     weight = fields.get(USER_FIELD, 0.0)
     if cfg.long_turn_user_weight == 1.0 or weight <= 0:
         return {}
@@ -61,5 +64,6 @@ def reweigh_long_turns(
                          drop_stopwords=cfg.drop_query_stopwords)
     if lucene is None:
         return {}
-    rows = db.read("search/user_field_scores", query=lucene, ids=ids, fetch=fetch)
+    rows = db.read("search/user_field_scores", query=lucene, ids=ids, fetch=fetch,
+                   shortChars=cfg.short_request_chars)
     return {r["id"]: (cfg.long_turn_user_weight - 1.0) * float(r["score"]) for r in rows}

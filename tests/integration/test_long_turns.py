@@ -90,14 +90,19 @@ def test_a_long_turn_gets_no_session_prior(mem: GraphMemory, namespace: str) -> 
 
 
 def test_a_long_turns_request_counts_less_than_its_reply(mem: GraphMemory, namespace: str) -> None:
-    """A long turn's request field counts ``long_turn_user_weight`` times: a request that only repeats
-    the question no longer outranks the long reply that answers it; short turns keep their scores."""
+    """A long turn's short request counts ``long_turn_user_weight`` times: a request that only repeats
+    the question no longer outranks the long reply that answers it. A long request (one that tells
+    something) and short turns keep their scores."""
     cwd = namespace + "/app"
     s = mem.create_session(cwd, project_path=cwd)
     asked = mem.store_turn(s.id, "what is the retry policy of the uploader?", "Let me look at the code. " + FILLER * 8).id
     answered = mem.store_turn(s.id, "go on", "The uploader's retry policy: three retries with exponential "
                               "backoff, then the job fails. " + FILLER * 8).id
     short = mem.store_turn(s.id, "is the retry policy documented?", "not yet").id
+    told_request = ("For the record: the uploader's retry policy stays at three retries with exponential backoff, "
+                    "whatever the billing team asks for next quarter. Now, can you look at the logs?")
+    assert len(told_request) >= RetrievalConfig().short_request_chars
+    told = mem.store_turn(s.id, told_request, "Looking at the logs now. " + FILLER * 8).id
     mem.embed_pending()
     mem.await_text_index()
     scope = Scope.directory(cwd)
@@ -110,9 +115,10 @@ def test_a_long_turns_request_counts_less_than_its_reply(mem: GraphMemory, names
     _, request_only = scores(field_weights={"userMessage": 1.0}, long_turn_user_weight=1.0)
     _, one = scores(long_turn_user_weight=1.0)
     _, half = scores(long_turn_user_weight=0.5)
-    order_none, _ = scores(long_turn_user_weight=0.0)
-    assert half[asked] == pytest.approx(one[asked] - 0.5 * request_only[asked])
-    assert half[answered] == pytest.approx(one[answered] - 0.5 * request_only.get(answered, 0.0))
-    assert half[short] == pytest.approx(one[short])  # a short turn: untouched
+    order_none, _ = scores(long_turn_user_weight=0.0)  # scores are rounded to 6 decimals: abs tolerance
+    assert half[asked] == pytest.approx(one[asked] - 0.5 * request_only[asked], abs=1e-5)
+    assert half[answered] == pytest.approx(one[answered] - 0.5 * request_only.get(answered, 0.0), abs=1e-5)
+    assert half[short] == pytest.approx(one[short], abs=1e-5)  # a short turn: untouched
+    assert half[told] == pytest.approx(one[told], abs=1e-5)  # a long request: its full weight
     # with no weight at all, a request that only repeats the question no longer ranks its turn
     assert order_none.index(answered) < (order_none.index(asked) if asked in order_none else len(order_none))
