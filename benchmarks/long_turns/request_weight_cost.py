@@ -1,6 +1,6 @@
-"""What reweighing long turns' requests costs a search: ``Searcher.search`` with
-``long_turn_user_weight`` 0.5 (the default: one more full-text statement when long turns are among
-the full-text candidates) against 1.0 (no extra statement), interleaved query by query in one
+"""What reweighing long turns' short requests costs a search: ``Searcher.search`` with the default
+configuration (one more full-text statement when long turns are among the full-text candidates)
+against ``long_turn_user_weight`` 1.0 (no extra statement), interleaved query by query in one
 process, on a namespace of long turns kept by ``graphmem bench coding --keep`` (replies of ~2,500
 characters), hybrid and text modes, turns only, directory scope, k = 10.
 
@@ -48,8 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(5)
     mem = open_memory()
     base = RetrievalConfig()
-    searchers = {f"request weight {w}": Searcher(mem.db, mem.embedder, replace(base, long_turn_user_weight=w),
-                                                 dimensions=mem.embedding_dimensions) for w in (0.5, 1.0)}
+    searchers = {name: Searcher(mem.db, mem.embedder, cfg, dimensions=mem.embedding_dimensions)
+                 for name, cfg in (("default", base), ("request at full weight", replace(base, long_turn_user_weight=1.0)))}
     cwds = [f"{args.ns.rstrip('/')}/{h.name}" for h in build_coding_haystacks(FULL_HAYSTACKS, seed=11)]
     lat: dict[str, list[float]] = {f"{m} {n}": [] for m in ("hybrid", "text") for n in searchers}
     reweighed: list[int] = []
@@ -63,12 +63,13 @@ def main(argv: list[str] | None = None) -> int:
                 res = searcher.search(q, scope=scope, levels=(0,), k=10, mode=mode)  # type: ignore[arg-type]
                 if i >= warm:
                     lat[f"{mode} {name}"].append((time.perf_counter() - t0) * 1000)
-                    if mode == "hybrid" and name.endswith("0.5"):
+                    if mode == "hybrid" and name == "default":
                         reweighed.append(int(res.strategy["text"].get("long_turns_reweighed", 0)))
     out: dict[str, object] = {
         "command": "python benchmarks/long_turns/request_weight_cost.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "commit": _git("rev-parse", "HEAD").strip(), "load average before": load_before,
         "load average after": os.getloadavg(), "namespace": args.ns, "queries": args.queries,
+        "default long_turn_user_weight": base.long_turn_user_weight, "short_request_chars": base.short_request_chars,
         "mean long turns reweighed per hybrid search": round(statistics.mean(reweighed), 1),
     }
     for name, v in lat.items():
@@ -76,9 +77,9 @@ def main(argv: list[str] | None = None) -> int:
         out[name] = {"p50 ms": round(statistics.median(v), 2), "p95 ms": round(v[int(len(v) * 0.95)], 2)}
         print(f"{name}: p50 {statistics.median(v):.2f} ms, p95 {v[int(len(v) * 0.95)]:.2f} ms")
     for mode in ("hybrid", "text"):
-        ratio = statistics.median(lat[f"{mode} request weight 0.5"]) / statistics.median(lat[f"{mode} request weight 1.0"])
-        out[f"{mode} p50 ratio 0.5 / 1.0"] = round(ratio, 3)
-        print(f"{mode} p50 ratio 0.5 / 1.0: {ratio:.3f}")
+        ratio = statistics.median(lat[f"{mode} default"]) / statistics.median(lat[f"{mode} request at full weight"])
+        out[f"{mode} p50 ratio default / full weight"] = round(ratio, 3)
+        print(f"{mode} p50 ratio default / full weight: {ratio:.3f}")
     if args.out:
         args.out.write_text(json.dumps(out, indent=2) + "\n")
     mem.close()

@@ -145,7 +145,7 @@ class RetrievalConfig:
     (``time_boost``); session diversity (``session_decay``) is off: it lowered every measured set.
     Long turns (user + assistant over ``long_turn_chars``, a coding assistant's replies) take neither
     their neighbours' context nor the session prior: both helped short chat turns and crowded the
-    top of the list with one session's long replies; their request counts half when it is short
+    top of the list with one session's long replies; a short request of theirs counts 0.3
     (``long_turn_user_weight``, ``short_request_chars``)."""
 
     fusion: Literal["rrf", "combsum"] = "combsum"
@@ -171,14 +171,14 @@ class RetrievalConfig:
     """Turns longer than this (user message + assistant reply) get no whole-session prior: a long
     turn is retrieved on its own words (the embedding pass likewise gives it no neighbour context,
     ``graphmem.embedding.LONG_TURN_CHARS``; 0 = every turn gets the prior)."""
-    long_turn_user_weight: float = 0.5
+    long_turn_user_weight: float = 0.3
     """A long turn whose request is short (under ``short_request_chars``: a question or a command)
     counts that request field (``userMessage``) this many times its field weight in the full-text
     score (1 = as every other turn; ``retrieval.longturns``). Lucene normalises each field by its own
     length, so a short request that repeats the query's words would otherwise outscore the long
-    reply that answers it. On the coding haystacks with the evidence in the replies and with the
-    evidence in the requests, 0.5 raised turn all@5 and all@10 on both halves; short turns, so
-    LoCoMo and its haystacks, are untouched (``benchmarks/long_turns/FINDINGS.md``)."""
+    reply that answers it. 0.3 measured best on the tuning halves of the coding haystacks (evidence
+    in the replies, and in the requests) and of the mixed benchmark, against 1.0 and 0.5; short
+    turns, so LoCoMo and its haystacks, are untouched (``benchmarks/long_turns/FINDINGS.md``)."""
     short_request_chars: int = 150
     """Requests of long turns shorter than this take ``long_turn_user_weight``; longer ones (a
     request that tells something: a decision, a preference, a fact) keep their full weight."""
