@@ -3,7 +3,8 @@
 One search is at most four round trips: the scope's size (cached, it only chooses a strategy),
 the vector candidates of turns **and** summaries in one statement, the full-text candidates, and
 the details of the final hits. Long turns among the full-text candidates add one: their request
-field's share of the score (:mod:`.longturns`). Fusion is weighted Reciprocal Rank Fusion.
+field's share of the score (:mod:`.longturns`). Fusion is a weighted CombSUM of normalised scores
+(``fusion="rrf"``: weighted Reciprocal Rank Fusion).
 
 How the vector side is run (``SearchResult.strategy["vector"]``):
 
