@@ -18,7 +18,6 @@ import json
 import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -28,14 +27,7 @@ from graphmem.memory import open_memory
 from graphmem.retrieval import RetrievalConfig, Scope, Searcher
 from graphmem_devtools.bench.coding import FULL_HAYSTACKS
 from graphmem_devtools.bench.coding_data import build_coding_haystacks
-
-QUERIES = ["retry policy", "why did the migration test fail", "why did the build break", "cache invalidation",
-           "what did we decide about logging", "flaky integration test", "database index", "rate limit",
-           "docker compose file", "deploy script", "which timeout did we choose", "the parser bug"]
-
-
-def _git(*args: str) -> str:
-    return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout
+from text_cost import QUERIES, _git  # the same queries as the full-text statement's cost (this directory)
 
 
 def main(argv: list[str] | None = None) -> int:
