@@ -40,8 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(5)
     mem = open_memory()
     base = RetrievalConfig()
+    configs = {"default": base, "request at full weight": replace(base, long_turn_user_weight=1.0)}
     searchers = {name: Searcher(mem.db, mem.embedder, cfg, dimensions=mem.embedding_dimensions)
-                 for name, cfg in (("default", base), ("request at full weight", replace(base, long_turn_user_weight=1.0)))}
+                 for name, cfg in configs.items()}
     cwds = [f"{args.ns.rstrip('/')}/{h.name}" for h in build_coding_haystacks(FULL_HAYSTACKS, seed=11)]
     lat: dict[str, list[float]] = {f"{m} {n}": [] for m in ("hybrid", "text") for n in searchers}
     reweighed: list[int] = []
@@ -58,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
                     if mode == "hybrid" and name == "default":
                         reweighed.append(int(res.strategy["text"].get("long_turns_reweighed", 0)))
     out: dict[str, object] = {
-        "command": "python benchmarks/long_turns/request_weight_cost.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": "python benchmarks/long_turns/request_weight_cost.py "
+                   + " ".join(argv if argv is not None else sys.argv[1:]),
         "commit": _git("rev-parse", "HEAD").strip(), "load average before": load_before,
         "load average after": os.getloadavg(), "namespace": args.ns, "queries": args.queries,
         "default long_turn_user_weight": base.long_turn_user_weight, "short_request_chars": base.short_request_chars,
