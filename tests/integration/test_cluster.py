@@ -161,6 +161,7 @@ def _scenario(db: Database, namespace: str) -> dict[str, Any]:
     mem.store_turn(session.id, "and the timeout?", "thirty seconds", [{"name": "Bash", "args": {"cmd": "ls"}}])
     fact = mem.remember("The uploader retries three times", scope=f"project:{namespace}")
     SummaryWorker(db, config=WorkerConfig(scope=namespace)).run_until_idle()
+    mem.await_text_index()  # the full-text index is eventually consistent: both paths search a refreshed one
     hits = mem.search("uploader retry policy", scope=f"directory:{namespace}", mode="text", k=5)
     return {
         "turns": [t.user_message for t in mem.load_session(session.id).turns],
