@@ -27,7 +27,7 @@ from graphmem.memory import open_memory
 from graphmem.retrieval import RetrievalConfig, Scope, Searcher
 from graphmem_devtools.bench.coding import FULL_HAYSTACKS
 from graphmem_devtools.bench.coding_data import build_coding_haystacks
-from text_cost import QUERIES, _git  # the same queries as the full-text statement's cost (this directory)
+from text_cost import QUERIES, _git, report_latencies  # shared with the full-text statement's cost script
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,10 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         "default long_turn_user_weight": base.long_turn_user_weight, "short_request_chars": base.short_request_chars,
         "mean long turns reweighed per hybrid search": round(statistics.mean(reweighed), 1),
     }
-    for name, v in lat.items():
-        v.sort()
-        out[name] = {"p50 ms": round(statistics.median(v), 2), "p95 ms": round(v[int(len(v) * 0.95)], 2)}
-        print(f"{name}: p50 {statistics.median(v):.2f} ms, p95 {v[int(len(v) * 0.95)]:.2f} ms")
+    report_latencies(lat, out)
     for mode in ("hybrid", "text"):
         ratio = statistics.median(lat[f"{mode} default"]) / statistics.median(lat[f"{mode} request at full weight"])
         out[f"{mode} p50 ratio default / full weight"] = round(ratio, 3)

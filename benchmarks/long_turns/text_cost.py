@@ -39,6 +39,14 @@ def _git(*args: str) -> str:
     return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout
 
 
+def report_latencies(lat: dict[str, list[float]], out: dict[str, object]) -> None:
+    """Print each series' p50 / p95 and put them into ``out`` (the series are sorted in place)."""
+    for name, v in lat.items():
+        v.sort()
+        out[name] = {"p50 ms": round(statistics.median(v), 2), "p95 ms": round(v[int(len(v) * 0.95)], 2)}
+        print(f"{name}: p50 {statistics.median(v):.2f} ms, p95 {v[int(len(v) * 0.95)]:.2f} ms")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ns", required=True, help="a namespace kept by `graphmem bench coding --keep`")
@@ -76,10 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         "load average before": load_before, "load average after": os.getloadavg(),
         "namespace": args.ns, "queries": args.queries,
     }
-    for name, v in lat.items():
-        v.sort()
-        out[name] = {"p50 ms": round(statistics.median(v), 2), "p95 ms": round(v[int(len(v) * 0.95)], 2)}
-        print(f"{name}: p50 {statistics.median(v):.2f} ms, p95 {v[int(len(v) * 0.95)]:.2f} ms")
+    report_latencies(lat, out)
     ratio = statistics.median(lat["current"]) / statistics.median(lat["before the rule"])
     out["p50 ratio current / before"] = round(ratio, 3)
     print(f"p50 ratio current / before the rule: {ratio:.3f}")
