@@ -414,12 +414,13 @@ class GraphMemory(ChatMethods):
         """Search turns (level 0) and summaries (levels 1+) of ``scope`` (``Scope`` or
         ``"everything"``, ``"session:<id>"``, ``"directory:<path>"``, ``"project:<path>"``).
 
-        ``mode``: ``hybrid`` (vector + full-text fused by RRF), ``semantic`` or ``text``; without a
+        ``mode``: ``hybrid`` (vector + full-text + graph, fused), ``semantic`` or ``text``; without a
         working embedder it runs text-only and says so in ``warnings``. ``min_score`` is a cosine
         threshold for vector candidates (raw cosine, not the index's (1+cos)/2), or a BM25 threshold
-        in text mode. ``now`` (default: the current time) is the query's own date: relative times
-        and any time window the query names ("last weekend", ``SearchResult.time_window``) are
-        computed from it. See :mod:`graphmem.retrieval.search` for the strategies."""
+        in text mode. ``now`` is the query's own date: relative times and any time window the query
+        names ("last weekend", ``SearchResult.time_window``) are computed from it. Without it: from
+        the current time, or, when the scope's history ends before that window, from the day after
+        its last turn. See :mod:`graphmem.retrieval.search` for the strategies."""
         self._foreground()
         return self.searcher().search(
             query, scope=scope, levels=levels, k=k, mode=mode, min_score=min_score, locale=locale,

@@ -1,4 +1,4 @@
-"""Retrieval: scoped hybrid search (vector + full-text, fused by RRF) over turns and summaries,
+"""Retrieval: scoped hybrid search (vector + full-text + graph, fused by weighted sum) over turns and summaries,
 and the pre-call context block (recent turns, relevant turns and summaries, level-1 summaries
 not yet rolled up, known facts)."""
 

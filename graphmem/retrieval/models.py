@@ -210,6 +210,11 @@ class RetrievalConfig:
     jours", relative to the search's ``now``), candidates in that window gain this x the best score
     (0 = off; ``retrieval.timewindow``). 0.6 raised every metric on both halves of LoCoMo and of the
     LoCoMo haystacks (``benchmarks/results/quality.md``; 0.3 and 1.0 measured close to it)."""
+    anchor_to_last_turn: bool = True
+    """When a search is given no ``now`` and its scope's last turn is older than the start of the
+    window the query names (an imported archive, a memory left idle), read the window as if asked
+    the day after that last turn instead of at the current time (``SearchResult.time_window["anchor"]`` says which;
+    False = always the current time)."""
     rerank_pool: int = 100
     """Fused candidates the re-ranking (diversity, time window) chooses the top k from."""
     graph_weight: float = 0.2

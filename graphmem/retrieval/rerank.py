@@ -3,20 +3,27 @@
 
 Runs only when it has something to do (a window was found, or ``session_decay`` < 1): it reads the
 candidates' sessions and timestamps in one extra round trip (``search/candidate_meta``).
+
+A window is read relative to the search's ``now``. When none is given and the scope's history ends
+before the window starts (an imported archive, a memory left idle: "last weekend" would point past
+its last turn), the window is read as if the query were asked the day after the scope's last turn,
+which costs one more small read (``search/last_turn_*``) for such queries only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from dataclasses import replace
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from ..db import Database
 from .diversity import session_diversify
 from .models import RetrievalConfig
+from .scopes import Scope
 from .timewindow import TimeWindow, boost_in_window, parse_time_window
 
-__all__ = ["Fused", "rerank_fused", "reranks"]
+__all__ = ["Fused", "last_turn_at", "rerank_fused", "reranks", "window_for"]
 
 Fused = tuple[str, str, float, dict[str, int]]
 """(id, kind, score, ranks per source), as the fusion returns them."""
@@ -33,6 +40,37 @@ def reranks(config: RetrievalConfig, query: str, now: datetime | None) -> bool:
     return config.session_decay < 1.0 or (config.time_boost > 0 and parse_time_window(query, now) is not None)
 
 
+def last_turn_at(db: Database, scope: Scope) -> datetime | None:
+    """When the scope's last turn was written (``None`` for an empty scope), in UTC."""
+    params: dict[str, Any] = {} if scope.value is None else {"value": scope.value}
+    rows = db.read(f"search/last_turn_{scope.file_kind}", **params)
+    at = _native(rows[0]["at"]) if rows else None
+    if not isinstance(at, datetime):
+        return None
+    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+
+
+def window_for(
+    db: Database, query: str, now: datetime | None, config: RetrievalConfig, scope: Scope,
+) -> TimeWindow | None:
+    """The time window ``query`` names (``None`` if none, or if ``config.time_boost`` is 0): relative
+    to ``now``, or, when no ``now`` is given, to the current time unless the scope's history ends
+    before that window starts; then relative to the day after the scope's last turn (``anchor``
+    ``"last turn"``)."""
+    if config.time_boost <= 0:
+        return None
+    window = parse_time_window(query, now)
+    if window is None or now is not None or not config.anchor_to_last_turn:
+        return window
+    last = last_turn_at(db, scope)
+    if last is None or last >= window.start:
+        return window
+    # read as if asked the day after the last turn: "yesterday" is the last day of the history
+    asked = datetime.combine(last.date() + timedelta(days=1), time(0), tzinfo=UTC)
+    anchored = parse_time_window(query, asked)
+    return replace(anchored, anchor="last turn") if anchored is not None else window
+
+
 def rerank_fused(
     db: Database,
     fuse: Callable[[int], list[Fused]],
@@ -41,10 +79,11 @@ def rerank_fused(
     config: RetrievalConfig,
     k: int,
     strategy: dict[str, Any],
+    scope: Scope,
 ) -> tuple[list[Fused], TimeWindow | None]:
-    """The final top ``k`` (``fuse(n)`` gives the best ``n`` fused candidates) and the time window
-    applied, if any. ``strategy["rerank"]`` records what was done."""
-    window = parse_time_window(query, now) if config.time_boost > 0 else None
+    """The final top ``k`` (``fuse(n)`` gives the best ``n`` fused candidates, all from ``scope``)
+    and the time window applied, if any. ``strategy["rerank"]`` records what was done."""
+    window = window_for(db, query, now, config, scope)
     if window is None and config.session_decay >= 1.0:
         return fuse(k), None
     pool = fuse(max(k, config.rerank_pool))

@@ -54,11 +54,14 @@ _WEEKDAY = "(" + "|".join(_WEEKDAYS) + ")"
 
 @dataclass(frozen=True)
 class TimeWindow:
-    """``[start, end)`` in UTC, designated by ``phrase`` of the query relative to ``now``."""
+    """``[start, end)`` in UTC, designated by ``phrase`` of the query relative to a date: the query's
+    own (``anchor`` ``"query date"``), the current time (``"now"``), or the scope's last turn
+    (``"last turn"``, when the scope's history ends before the window starts)."""
 
     start: datetime
     end: datetime
     phrase: str
+    anchor: str = "now"
 
     def contains(self, ts: datetime) -> bool:
         if ts.tzinfo is None:
@@ -66,7 +69,8 @@ class TimeWindow:
         return self.start <= ts < self.end
 
     def as_dict(self) -> dict[str, Any]:
-        return {"phrase": self.phrase, "start": self.start.isoformat(), "end": self.end.isoformat()}
+        return {"phrase": self.phrase, "start": self.start.isoformat(), "end": self.end.isoformat(),
+                "anchor": self.anchor}
 
 
 def _midnight(d: date) -> datetime:
@@ -164,6 +168,7 @@ def _rules(now: datetime) -> list[tuple[re.Pattern[str], Any]]:
 def parse_time_window(query: str, now: datetime | None = None) -> TimeWindow | None:
     """The window of the first time expression of ``query`` understood, relative to ``now`` (default:
     the current time), or ``None``."""
+    anchor = "now" if now is None else "query date"
     now = now or datetime.now(UTC)
     if now.tzinfo is None:
         now = now.replace(tzinfo=UTC)
@@ -176,7 +181,7 @@ def parse_time_window(query: str, now: datetime | None = None) -> TimeWindow | N
             continue
         start, end = make(m)
         if start < end:
-            found.append((m.start(), TimeWindow(start, end, query[m.start():m.end()])))
+            found.append((m.start(), TimeWindow(start, end, query[m.start():m.end()], anchor)))
     if not found:
         return None
     return min(found, key=lambda f: f[0])[1]

@@ -11,6 +11,7 @@ import pytest
 from graphmem import Database, GraphMemory
 from graphmem.embedding import LocalEmbedder
 from graphmem.retrieval import RetrievalConfig, Scope
+from graphmem.retrieval.rerank import last_turn_at
 
 pytestmark = pytest.mark.integration
 
@@ -49,7 +50,7 @@ def test_a_named_time_window_lifts_the_turns_inside_it(mem: GraphMemory, namespa
     timed = mem.search("where did I go hiking last weekend", scope=scope, levels=(0,), k=2, mode="text", now=NOW)
     assert [h.id for h in timed.hits] == [weekend, may]
     assert timed.time_window == {"phrase": "last weekend", "start": "2024-06-07T18:00:00+00:00",
-                                 "end": "2024-06-10T00:00:00+00:00"}
+                                 "end": "2024-06-10T00:00:00+00:00", "anchor": "query date"}
     assert timed.strategy["rerank"]["in_window"] == 1
     # the same query a month later names another window: the weekend turn is no longer lifted
     later = mem.search("where did I go hiking last weekend", scope=scope, levels=(0,), k=2, mode="text",
@@ -58,6 +59,56 @@ def test_a_named_time_window_lifts_the_turns_inside_it(mem: GraphMemory, namespa
     mem.searcher(replace(RetrievalConfig(), time_boost=2.0))
     hybrid = mem.search("where did I go hiking last weekend", scope=scope, levels=(0,), k=2, now=NOW)
     assert hybrid.hits[0].id == weekend and hybrid.time_window is not None
+
+
+def test_an_undated_query_on_an_idle_history_reads_its_window_from_the_last_turn(
+    mem: GraphMemory, namespace: str,
+) -> None:
+    cwd = namespace + "/archive"
+    may = _turn(mem, cwd, datetime(2024, 5, 2, 10, 0, tzinfo=UTC), "We went hiking, hiking all day on the ridge trail.",
+                "Hiking the ridge trail sounds great, hiking boots help.")
+    weekend = _turn(mem, cwd, datetime(2024, 6, 8, 11, 0, tzinfo=UTC), "Went hiking near the lake.",
+                    "Nice, the lake is lovely.")
+    s = mem.create_session(cwd, project_path=cwd, started_at=datetime(2024, 6, 11, 9, 0, tzinfo=UTC))
+    mem.store_turn(s.id, "Remind me to buy bread.", "Noted: bread.", timestamp=datetime(2024, 6, 11, 9, 0, tzinfo=UTC))
+    mem.embed_pending()
+    mem.await_text_index()
+    scope = Scope.directory(cwd)
+    assert last_turn_at(mem.db, scope) == datetime(2024, 6, 11, 9, 0, tzinfo=UTC)
+    assert last_turn_at(mem.db, Scope.session(s.id)) == datetime(2024, 6, 11, 9, 0, tzinfo=UTC)
+    assert last_turn_at(mem.db, Scope.project(cwd)) == datetime(2024, 6, 11, 9, 0, tzinfo=UTC)
+    assert last_turn_at(mem.db, Scope.directory(namespace + "/nothing here")) is None
+    assert last_turn_at(mem.db, Scope.everything()) is not None
+    # no date given: today's "last weekend" is after the history's end, so the query is read as if
+    # asked the day after the last turn (Wednesday 12 June: the weekend of 8-9 June)
+    mem.searcher(replace(RetrievalConfig(), time_boost=1.0))
+    res = mem.search("where did I go hiking last weekend", scope=scope, levels=(0,), k=2, mode="text")
+    assert [h.id for h in res.hits] == [weekend, may]
+    assert res.time_window == {"phrase": "last weekend", "start": "2024-06-07T18:00:00+00:00",
+                               "end": "2024-06-10T00:00:00+00:00", "anchor": "last turn"}
+    # the same in a session scope (whose only turn is the last one)
+    in_session = mem.search("hiking last weekend", scope=Scope.session(s.id), levels=(0,), k=2, mode="text")
+    assert in_session.time_window is not None and in_session.time_window["anchor"] == "last turn"
+    # a given date is taken as it is, even when nothing falls in its window
+    dated = mem.search("where did I go hiking last weekend", scope=scope, levels=(0,), k=2, mode="text",
+                       now=datetime(2025, 1, 15, tzinfo=UTC))
+    assert [h.id for h in dated.hits] == [may, weekend]
+    assert dated.time_window is not None and dated.time_window["anchor"] == "query date"
+    # switched off: the window stays relative to today and lifts nothing here
+    mem.searcher(replace(RetrievalConfig(), time_boost=1.0, anchor_to_last_turn=False))
+    today = mem.search("where did I go hiking last weekend", scope=scope, levels=(0,), k=2, mode="text")
+    assert [h.id for h in today.hits] == [may, weekend]
+    assert today.time_window is not None and today.time_window["anchor"] == "now"
+
+
+def test_an_undated_query_on_a_live_history_keeps_today_s_window(mem: GraphMemory, namespace: str) -> None:
+    cwd = namespace + "/live"
+    _turn(mem, cwd, datetime(2024, 6, 8, 11, 0, tzinfo=UTC), "Went hiking near the lake.", "Nice, the lake is lovely.")
+    _turn(mem, cwd, datetime.now(UTC), "Any plans for hiking?", "Not yet.")
+    mem.await_text_index()
+    mem.searcher(replace(RetrievalConfig(), time_boost=1.0))
+    res = mem.search("hiking last weekend", scope=Scope.directory(cwd), levels=(0,), k=2, mode="text")
+    assert res.time_window is not None and res.time_window["anchor"] == "now"
 
 
 def test_session_decay_spreads_the_top_k_over_sessions(mem: GraphMemory, namespace: str) -> None:

@@ -65,7 +65,15 @@ def test_window_contains_and_dict() -> None:
     w = TimeWindow(_d("2024-06-01"), _d("2024-06-02"), "x")
     assert w.contains(datetime(2024, 6, 1, 12, 0))  # naive = UTC
     assert not w.contains(_d("2024-06-02"))
-    assert w.as_dict() == {"phrase": "x", "start": "2024-06-01T00:00:00+00:00", "end": "2024-06-02T00:00:00+00:00"}
+    assert w.as_dict() == {"phrase": "x", "start": "2024-06-01T00:00:00+00:00", "end": "2024-06-02T00:00:00+00:00",
+                           "anchor": "now"}
+
+
+def test_the_window_says_what_it_is_relative_to() -> None:
+    dated = parse_time_window("yesterday", NOW)
+    undated = parse_time_window("yesterday")
+    assert dated is not None and dated.anchor == "query date"
+    assert undated is not None and undated.anchor == "now"
 
 
 def test_boost_lifts_in_window_candidates_only() -> None:

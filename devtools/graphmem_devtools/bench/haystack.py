@@ -143,7 +143,8 @@ def build_haystacks(
 
 
 def sweep_haystack_runs() -> list[HaystackRun]:
-    """Variants of the default (``--sweep``): the time window, session diversity, the context field,
+    """Variants of the default (``--sweep``): the time window (and questions asked without their date:
+    the window then follows the scope's last turn, or today), session diversity, the context field,
     the whole-session prior, the long-turn rule (0: every turn gets its neighbours and the prior), the
     weight of a long turn's request and the graph source (off, stronger, without the summaries a turn
     search seeds it from)."""
@@ -155,6 +156,9 @@ def sweep_haystack_runs() -> list[HaystackRun]:
         HaystackRun("hybrid: graph source without summary seeds", "hybrid", replace(best, graph_summary_levels=())),
         HaystackRun("hybrid: no time window", "hybrid", replace(best, time_boost=0.0)),
         HaystackRun("hybrid: time-window boost 0.3", "hybrid", replace(best, time_boost=0.3)),
+        HaystackRun("hybrid: questions asked without their date", "hybrid", best, dated=False),
+        HaystackRun("hybrid: without their date and windows relative to today", "hybrid",
+                    replace(best, anchor_to_last_turn=False), dated=False),
         HaystackRun("hybrid: session decay 0.7 after 2", "hybrid", replace(best, session_decay=0.7, session_free=2)),
         HaystackRun("hybrid: session decay 0.5", "hybrid", replace(best, session_decay=0.5)),
         HaystackRun("hybrid: no context field", "hybrid", replace(best, field_weights=no_ctx)),

@@ -142,6 +142,9 @@ class HaystackRun:
     name: str
     mode: SearchMode
     config: RetrievalConfig
+    dated: bool = True
+    """Each question is searched with its date as ``now``; False: with none, as a caller that does not
+    pass one (the time window then follows the current time or the scope's last turn)."""
     table: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     latency_ms: dict[str, float] = field(default_factory=dict)
 
@@ -230,7 +233,7 @@ def _evaluate(mem: GraphMemory, run: HaystackRun, haystacks: Sequence[Haystack],
             t0 = time.perf_counter()
             res = searcher.search(q.question, scope=scope, levels=[0], k=50, mode=run.mode,
                                   vector=qvecs.get(q.question) if run.mode != "text" else None,
-                                  now=q.now or h.now)
+                                  now=(q.now or h.now) if run.dated else None)
             lat.append((time.perf_counter() - t0) * 1000)
             rows.append((h, q, score_ranking(q, [id2src.get(x.id, "") for x in res.hits])))
     run.table = table(rows, groups)
@@ -321,7 +324,7 @@ def measure_haystacks(
             "expansion_window": expansion_window,
             "summaries": summaries,
             "tool_calls": tool_calls,
-            "runs": [{"name": r.name, "mode": r.mode, "config": asdict(r.config),
+            "runs": [{"name": r.name, "mode": r.mode, "config": asdict(r.config), "dated": r.dated,
                       "table": r.table, "search_latency_ms": r.latency_ms} for r in runs],
             "baselines": baselines,
         }
