@@ -262,9 +262,11 @@ def run_locomo_bench(
             "baselines_md": {n: {f"R@{k}": v for k, v in d.items()} for n, d in BASELINES.items()},
         }
     finally:
-        if not keep:
+        if reuse:
+            pass  # a reused namespace stays for the next --reuse, as in the haystack benchmarks
+        elif not keep:
             cleanup_bench_namespace(mem, ns)
-        elif not reuse:
+        else:
             log(f"kept the load: --reuse {ns}")
     return result
 

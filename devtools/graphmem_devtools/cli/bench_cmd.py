@@ -236,7 +236,7 @@ def _register_retrieval_verbs(verbs: Any) -> None:
                     help="document expansion: neighbours per side in contextText (default: the tuned value)")
     lc.add_argument("--sweep", action="store_true", help="also run the fusion/field-weight variants explored")
     lc.add_argument("--keep", action="store_true", help="keep the loaded data (namespace printed)")
-    lc.add_argument("--reuse", default=None, help="re-score a namespace kept by an earlier --keep run (deleted after)")
+    lc.add_argument("--reuse", default=None, help="re-score a namespace kept by an earlier --keep run (it is kept again)")
     lc.add_argument("--only", default=None, help="comma-separated run names to evaluate (exact names; default: all)")
     lc.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     lc.set_defaults(handler=_locomo)
