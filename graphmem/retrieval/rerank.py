@@ -6,8 +6,9 @@ candidates' sessions and timestamps in one extra round trip (``search/candidate_
 
 A window is read relative to the search's ``now``. When none is given and the scope's history ends
 before the window starts (an imported archive, a memory left idle: "last weekend" would point past
-its last turn), the window is read as if the query were asked the day after the scope's last turn,
-which costs one more small read (``search/last_turn_*``) for such queries only.
+its last turn), the window is read as if the query were asked the day after the scope's last turn.
+That takes one more read (``search/last_turn_*``), only for such queries and only when no candidate
+is as recent as the window's start.
 """
 
 from __future__ import annotations
@@ -44,23 +45,31 @@ def last_turn_at(db: Database, scope: Scope) -> datetime | None:
     """When the scope's last turn was written (``None`` for an empty scope), in UTC."""
     params: dict[str, Any] = {} if scope.value is None else {"value": scope.value}
     rows = db.read(f"search/last_turn_{scope.file_kind}", **params)
-    at = _native(rows[0]["at"]) if rows else None
-    if not isinstance(at, datetime):
+    return _utc(rows[0]["at"]) if rows else None
+
+
+def _utc(ts: Any) -> datetime | None:
+    ts = _native(ts)
+    if not isinstance(ts, datetime):
         return None
-    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+    return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
 
 
 def window_for(
     db: Database, query: str, now: datetime | None, config: RetrievalConfig, scope: Scope,
+    newest_candidate: datetime | None = None,
 ) -> TimeWindow | None:
     """The time window ``query`` names (``None`` if none, or if ``config.time_boost`` is 0): relative
     to ``now``, or, when no ``now`` is given, to the current time unless the scope's history ends
     before that window starts; then relative to the day after the scope's last turn (``anchor``
-    ``"last turn"``)."""
+    ``"last turn"``). A ``newest_candidate`` at or after the window's start shows the history does
+    not end before it, and spares reading the scope's last turn."""
     if config.time_boost <= 0:
         return None
     window = parse_time_window(query, now)
     if window is None or now is not None or not config.anchor_to_last_turn:
+        return window
+    if newest_candidate is not None and newest_candidate >= window.start:
         return window
     last = last_turn_at(db, scope)
     if last is None or last >= window.start:
@@ -83,19 +92,22 @@ def rerank_fused(
 ) -> tuple[list[Fused], TimeWindow | None]:
     """The final top ``k`` (``fuse(n)`` gives the best ``n`` fused candidates, all from ``scope``)
     and the time window applied, if any. ``strategy["rerank"]`` records what was done."""
-    window = window_for(db, query, now, config, scope)
+    window = parse_time_window(query, now) if config.time_boost > 0 else None
     if window is None and config.session_decay >= 1.0:
         return fuse(k), None
     pool = fuse(max(k, config.rerank_pool))
     if not pool:
-        return pool, window
+        return pool, window_for(db, query, now, config, scope) if window is not None else None
     rows = db.read(
         "search/candidate_meta",
         turnIds=[d for d, kind, _, _ in pool if kind == "turn"],
         summaryIds=[d for d, kind, _, _ in pool if kind != "turn"],
     )
     session_of = {r["id"]: r["sessionId"] for r in rows}
-    stamp_of = {r["id"]: _native(r["timestamp"]) for r in rows}
+    stamp_of = {r["id"]: _utc(r["timestamp"]) for r in rows}
+    if window is not None:
+        newest = max((ts for ts in stamp_of.values() if ts is not None), default=None)
+        window = window_for(db, query, now, config, scope, newest_candidate=newest)
     scored = [(d, s) for d, _, s, _ in pool]
     info: dict[str, Any] = {"pool": len(pool)}
     if window is not None:

@@ -104,9 +104,15 @@ def test_an_undated_query_on_an_idle_history_reads_its_window_from_the_last_turn
 def test_an_undated_query_on_a_live_history_keeps_today_s_window(mem: GraphMemory, namespace: str) -> None:
     cwd = namespace + "/live"
     _turn(mem, cwd, datetime(2024, 6, 8, 11, 0, tzinfo=UTC), "Went hiking near the lake.", "Nice, the lake is lovely.")
-    _turn(mem, cwd, datetime.now(UTC), "Any plans for hiking?", "Not yet.")
+    # the recent turn does not match the query: the scope's last turn is read to know the history is live
+    _turn(mem, cwd, datetime.now(UTC), "Remind me to buy bread.", "Noted: bread.")
     mem.await_text_index()
     mem.searcher(replace(RetrievalConfig(), time_boost=1.0))
+    res = mem.search("hiking last weekend", scope=Scope.directory(cwd), levels=(0,), k=2, mode="text")
+    assert res.time_window is not None and res.time_window["anchor"] == "now"
+    # a recent candidate shows it without that read
+    _turn(mem, cwd, datetime.now(UTC), "Any plans for hiking?", "Not yet.")
+    mem.await_text_index()
     res = mem.search("hiking last weekend", scope=Scope.directory(cwd), levels=(0,), k=2, mode="text")
     assert res.time_window is not None and res.time_window["anchor"] == "now"
 
