@@ -102,7 +102,7 @@ def build_context(
 
     ``pending_facts`` (instead of ``facts``) is called after the search: the fact injection can run
     concurrently with it (see :func:`context_for_session`)."""
-    now = now or datetime.now(UTC)
+    asked, now = now, now or datetime.now(UTC)  # the search reads an undated message's time window itself
     block = ContextBlock(session_id=session.id, message=message, budget_chars=config.budget_chars,
                          facts=list(facts or []))
     dropped: dict[str, int] = {}
@@ -128,7 +128,7 @@ def build_context(
         k = config.turn_hits + config.summary_hits + len(recent) + 5
         res = searcher.search(
             message, scope=_scope_for(session, config.scope), levels=config.levels, k=k, mode=config.mode,
-            min_score=config.min_score, locale=config.locale, with_embeddings=True, now=now,
+            min_score=config.min_score, locale=config.locale, with_embeddings=True, now=asked,
             vector=query_vector,
         )
         block.warnings.extend(res.warnings)
