@@ -26,6 +26,9 @@ from .timewindow import TimeWindow, boost_in_window, parse_time_window
 
 __all__ = ["Fused", "last_turn_at", "rerank_fused", "reranks", "window_for"]
 
+QUERY_FILES = ("search/last_turn_session", "search/last_turn_cwd", "search/last_turn_project", "search/last_turn_all")
+"""The per-scope statement files chosen at run time (``search/last_turn_<scope kind>``)."""
+
 Fused = tuple[str, str, float, dict[str, int]]
 """(id, kind, score, ranks per source), as the fusion returns them."""
 
