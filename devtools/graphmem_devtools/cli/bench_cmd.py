@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from graphmem.cli.common import open_memory
 
 from ..bench import run_store_bench, write_results
+from ..bench.common import bench_command
 
 __all__ = ["register"]
 
@@ -252,17 +252,13 @@ def _register_retrieval_verbs(verbs: Any) -> None:
     hs.set_defaults(handler=_haystack)
 
 
-def _command(default: str) -> str:
-    return "graphmem " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["bench"] else default
-
-
 def _retrieval(args: argparse.Namespace) -> int:
     from ..bench.retrieval import run_retrieval_bench
 
     sizes = tuple(int(x) for x in args.sizes.split(",") if x.strip())
     with open_memory(start=True) as mem:
         result = run_retrieval_bench(mem, sizes=sizes, queries=args.queries, context_calls=args.context_calls,
-                                     context_warmup=args.context_warmup, command=_command("graphmem bench retrieval"),
+                                     context_warmup=args.context_warmup, command=bench_command("graphmem bench retrieval"),
                                      log=lambda m: print(m, file=sys.stderr))
     print(result.markdown())
     js, mdp = write_results(result, args.out)
@@ -290,7 +286,7 @@ def _locomo(args: argparse.Namespace) -> int:
         result = run_locomo_bench(
             mem, args.data, runs=runs, limit_convs=args.convs, keep=args.keep, reuse=args.reuse,
             expansion_window=window if args.expansion_window is None else args.expansion_window,
-            command=_command("graphmem bench locomo"), log=lambda m: print(m, file=sys.stderr),
+            command=bench_command("graphmem bench locomo"), log=lambda m: print(m, file=sys.stderr),
         )
     md = locomo_markdown(result)
     print(md)
@@ -309,7 +305,7 @@ def _haystack(args: argparse.Namespace) -> int:
     with open_memory(start=True) as mem:
         runs = default_haystack_runs() + (sweep_haystack_runs() if args.sweep else [])
         result = run_haystack_bench(mem, args.data, runs=runs, per_conv=args.per_conv, keep=args.keep,
-                                    reuse=args.reuse, summarize=args.summaries, command=_command("graphmem bench haystack"),
+                                    reuse=args.reuse, summarize=args.summaries, command=bench_command("graphmem bench haystack"),
                                     log=lambda m: print(m, file=sys.stderr))
     md = haystack_markdown(result)
     print(md)
@@ -320,7 +316,7 @@ def _haystack(args: argparse.Namespace) -> int:
 
 
 def _store(args: argparse.Namespace) -> int:
-    command = "graphmem " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["bench"] else (
+    command = bench_command(
         f"graphmem bench store --turns {args.turns} --warmup {args.warmup} --bulk {args.bulk}"
         f" --warmup-seconds {args.warmup_seconds:g}"
     )
@@ -384,7 +380,7 @@ def _worker(args: argparse.Namespace) -> int:
         result = run_worker_bench(
             mem, summarizer_turns=args.summarizer_turns, worker_turns=args.worker_turns, ops_per_block=args.ops,
             blocks=args.blocks, backlog=args.backlog, duty_cycle=args.duty_cycle,
-            command=_command("graphmem bench worker"),
+            command=bench_command("graphmem bench worker"),
             progress=lambda m: print(m, file=sys.stderr, flush=True),
         )
     print(result.markdown())
@@ -399,7 +395,7 @@ def _hooks(args: argparse.Namespace) -> int:
     with open_memory(start=True) as mem:
         result = run_hooks_bench(mem, prompts=args.prompts, warmup=args.warmup, stop_records=args.stop_records,
                                  stop_runs=args.stop_runs, past_turns=args.past_turns,
-                                 command=_command("graphmem bench hooks"), log=lambda m: print(m, file=sys.stderr))
+                                 command=bench_command("graphmem bench hooks"), log=lambda m: print(m, file=sys.stderr))
     print(result.markdown())
     js, mdp = write_results(result, args.out)
     print(f"written: {js} {mdp}", file=sys.stderr)
