@@ -42,9 +42,10 @@ def _norm(mode: str, v: float, lo: float, hi: float) -> float:
     return max(0.0, (v - (hi - span)) / span)
 
 
-def combsum(scored: Mapping[str, Sequence[tuple[Any, float]]], *,
-            weights: Mapping[str, float] | None = None) -> list[tuple[Any, float, dict[str, int]]]:
-    """graphmem's CombSUM with the vector source's normalisation chosen by ``MODE``."""
+def combsum(scored: Mapping[str, Sequence[tuple[Any, float]]], *, weights: Mapping[str, float] | None = None,
+            min_spans: Mapping[str, float] | None = None) -> list[tuple[Any, float, dict[str, int]]]:
+    """graphmem's CombSUM with the vector source's normalisation chosen by ``MODE`` (``min_spans``,
+    the product's own floor, is ignored: ``floorS`` is the same rule)."""
     scores: dict[Any, float] = {}
     ranks: dict[Any, dict[str, int]] = {}
     for source, items in scored.items():

@@ -48,9 +48,12 @@ def combsum(
     scored: Mapping[str, Sequence[tuple[K, float]]],
     *,
     weights: Mapping[str, float] | None = None,
+    min_spans: Mapping[str, float] | None = None,
 ) -> list[tuple[K, float, dict[str, int]]]:
     """Weighted CombSUM of min-max normalised scores: each source's candidates (best first, with
     raw scores) are scaled to 0..1 within that source, multiplied by its weight and summed.
+    ``min_spans[s]`` floors the span source ``s`` is divided by: candidates whose scores lie in a
+    narrower band (a source that hardly tells them apart) then reach less than 1.
     Returns ``(item, score, ranks)`` best first, like :func:`rrf`."""
     scores: dict[K, float] = {}
     ranks: dict[K, dict[str, int]] = {}
@@ -60,10 +63,11 @@ def combsum(
         w = 1.0 if weights is None else float(weights.get(source, 1.0))
         values = [v for _, v in items]
         lo, hi = min(values), max(values)
+        span = max(hi - lo, 0.0 if min_spans is None else float(min_spans.get(source, 0.0)))
         for r, (item, v) in enumerate(items, start=1):
             if item in ranks and source in ranks[item]:
                 continue
-            norm = (v - lo) / (hi - lo) if hi > lo else 1.0
+            norm = (v - lo) / span if hi > lo else 1.0
             scores[item] = scores.get(item, 0.0) + w * norm
             ranks.setdefault(item, {})[source] = r
     order = sorted(scores, key=lambda d: -scores[d])

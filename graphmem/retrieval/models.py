@@ -154,6 +154,12 @@ class RetrievalConfig:
     rrf_k: int = 60
     vector_weight: float = 0.3
     text_weight: float = 0.7
+    vector_min_span: float = 0.0
+    """CombSUM: the vector side's cosines are divided by at least this span (best - worst of its
+    candidates), so candidates the embedder places in a narrow band (long turns: a median spread of
+    ~0.07 with USE, ~0.14 on short chat turns) weigh less than clear matches (0 = plain min-max).
+    Off: 0.1 lifted the long-turn benchmarks, most on multi-session questions, but lost one
+    question in three cells elsewhere (``benchmarks/long_turns/FINDINGS.md``, section 6)."""
     vector_depth: int = 50
     """Candidates asked of the vector side, for turns and for summaries each."""
     text_depth: int = 50

@@ -466,6 +466,7 @@ class Searcher:
                  "text": [(c.id, c.score) for c in lists.get("text", [])][: cfg.text_depth],
                  "graph": [(c.id, c.score) for c in lists.get("graph", [])]},
                 weights={"vector": cfg.vector_weight, "text": cfg.text_weight, "graph": cfg.graph_weight},
+                min_spans={"vector": cfg.vector_min_span},
             )
             return [(d, kinds[d], s, r) for d, s, r in fused[:k]]
         if mode == "hybrid":

@@ -147,6 +147,20 @@ def test_combsum_normalises_each_source() -> None:
     assert [d for d, _, _ in fused] == ["a", "b", "c"]
 
 
+def test_combsum_min_span_damps_a_source_that_hardly_separates_its_candidates() -> None:
+    from graphmem.retrieval import combsum
+
+    narrow = {"text": [("a", 2.0), ("b", 1.0)], "vector": [("b", 0.62), ("a", 0.60)]}
+    plain = {d: s for d, s, _ in combsum(narrow, weights={"text": 0.7, "vector": 0.3})}
+    assert plain["b"] == pytest.approx(0.3) and plain["a"] == pytest.approx(0.7)
+    floored = {d: s for d, s, _ in combsum(narrow, weights={"text": 0.7, "vector": 0.3}, min_spans={"vector": 0.1})}
+    assert floored["b"] == pytest.approx(0.3 * 0.02 / 0.1)  # a 0.02 band counts a fifth
+    assert floored["a"] == pytest.approx(0.7)
+    # a band wider than the floor is scaled as before
+    wide = {"vector": [("x", 0.9), ("y", 0.5)]}
+    assert combsum(wide, min_spans={"vector": 0.1}) == combsum(wide)
+
+
 def test_context_vectors_average_same_session_neighbours() -> None:
     import numpy as np
 

@@ -144,10 +144,10 @@ def build_haystacks(
 
 def sweep_haystack_runs() -> list[HaystackRun]:
     """Variants of the default (``--sweep``): the time window (and questions asked without their date:
-    the window then follows the scope's last turn, or today), session diversity, the context field,
-    the whole-session prior, the long-turn rule (0: every turn gets its neighbours and the prior), the
-    weight of a long turn's request and the graph source (off, stronger, without the summaries a turn
-    search seeds it from)."""
+    the window then follows the scope's last turn, or today), session diversity, the vector side's
+    span floor, the context field, the whole-session prior, the long-turn rule (0: every turn gets
+    its neighbours and the prior), the weight of a long turn's request and the graph source (off,
+    stronger, without the summaries a turn search seeds it from)."""
     best = RetrievalConfig()
     no_ctx = {**best.field_weights, "contextText": 0.0}
     return [
@@ -161,6 +161,8 @@ def sweep_haystack_runs() -> list[HaystackRun]:
                     replace(best, anchor_to_last_turn=False), dated=False),
         HaystackRun("hybrid: session decay 0.7 after 2", "hybrid", replace(best, session_decay=0.7, session_free=2)),
         HaystackRun("hybrid: session decay 0.5", "hybrid", replace(best, session_decay=0.5)),
+        HaystackRun("hybrid: vector span floor 0.1", "hybrid", replace(best, vector_min_span=0.1)),
+        HaystackRun("hybrid: vector span floor 0.2", "hybrid", replace(best, vector_min_span=0.2)),
         HaystackRun("hybrid: no context field", "hybrid", replace(best, field_weights=no_ctx)),
         HaystackRun("hybrid: no context field nor session prior", "hybrid",
                     replace(best, field_weights=no_ctx, session_weight=0.0)),

@@ -338,6 +338,8 @@ def sweep_runs() -> list[LocomoRun]:
         LocomoRun("hybrid combsum 0.5/0.5", "hybrid", replace(best, text_weight=0.5, vector_weight=0.5)),
         LocomoRun("hybrid rrf 1/0.3", "hybrid", replace(best, fusion="rrf", text_weight=1.0, vector_weight=0.3)),
         LocomoRun("hybrid: depth 100", "hybrid", replace(best, text_depth=100, vector_depth=100)),
+        LocomoRun("hybrid: vector span floor 0.1", "hybrid", replace(best, vector_min_span=0.1)),
+        LocomoRun("hybrid: vector span floor 0.2", "hybrid", replace(best, vector_min_span=0.2)),
         LocomoRun("hybrid: no context field", "hybrid", replace(best, field_weights=no_ctx)),
         LocomoRun("hybrid: no context field nor session prior", "hybrid",
                   replace(best, field_weights=no_ctx, session_weight=0.0)),
