@@ -59,18 +59,15 @@ def _utc(ts: Any) -> datetime | None:
 
 
 def window_for(
-    db: Database, query: str, now: datetime | None, config: RetrievalConfig, scope: Scope,
+    db: Database, query: str, window: TimeWindow, now: datetime | None, config: RetrievalConfig, scope: Scope,
     newest_candidate: datetime | None = None,
-) -> TimeWindow | None:
-    """The time window ``query`` names (``None`` if none, or if ``config.time_boost`` is 0): relative
-    to ``now``, or, when no ``now`` is given, to the current time unless the scope's history ends
-    before that window starts; then relative to the day after the scope's last turn (``anchor``
+) -> TimeWindow:
+    """The window to apply, given the one ``query`` names relative to ``now`` (or, when ``now`` is
+    ``None``, to the current time): that one, unless no ``now`` was given and the scope's history
+    ends before it starts; then the query read from the day after the scope's last turn (``anchor``
     ``"last turn"``). A ``newest_candidate`` at or after the window's start shows the history does
     not end before it, and spares reading the scope's last turn."""
-    if config.time_boost <= 0:
-        return None
-    window = parse_time_window(query, now)
-    if window is None or now is not None or not config.anchor_to_last_turn:
+    if now is not None or not config.anchor_to_last_turn:
         return window
     if newest_candidate is not None and newest_candidate >= window.start:
         return window
@@ -100,7 +97,7 @@ def rerank_fused(
         return fuse(k), None
     pool = fuse(max(k, config.rerank_pool))
     if not pool:
-        return pool, window_for(db, query, now, config, scope) if window is not None else None
+        return pool, window_for(db, query, window, now, config, scope) if window is not None else None
     rows = db.read(
         "search/candidate_meta",
         turnIds=[d for d, kind, _, _ in pool if kind == "turn"],
@@ -110,7 +107,7 @@ def rerank_fused(
     stamp_of = {r["id"]: _utc(r["timestamp"]) for r in rows}
     if window is not None:
         newest = max((ts for ts in stamp_of.values() if ts is not None), default=None)
-        window = window_for(db, query, now, config, scope, newest_candidate=newest)
+        window = window_for(db, query, window, now, config, scope, newest_candidate=newest)
     scored = [(d, s) for d, _, s, _ in pool]
     info: dict[str, Any] = {"pool": len(pool)}
     if window is not None:

@@ -262,11 +262,9 @@ def run_locomo_bench(
             "baselines_md": {n: {f"R@{k}": v for k, v in d.items()} for n, d in BASELINES.items()},
         }
     finally:
-        if reuse:
-            pass  # a reused namespace stays for the next --reuse, as in the haystack benchmarks
-        elif not keep:
+        if not keep and not reuse:  # a reused namespace stays for the next --reuse
             cleanup_bench_namespace(mem, ns)
-        else:
+        elif not reuse:
             log(f"kept the load: --reuse {ns}")
     return result
 
