@@ -20,7 +20,7 @@ from typing import Any
 from graphmem.memory import GraphMemory
 
 from .coding_data import EVIDENCE_IN, KINDS, PER_KIND, EvidenceIn, build_coding_haystacks, dump_haystacks
-from .common import BenchResult, bench_command, machine_info, publish
+from .common import ONLY_HELP, BenchResult, bench_command, machine_info, publish, select_runs
 from .haystack import sweep_haystack_runs
 from .haystack_core import (
     HaystackRun,
@@ -132,6 +132,7 @@ def register(verbs: Any) -> None:
                    help="store each turn's edited file as an Edit tool call (what a coding assistant's hooks record)")
     p.add_argument("--evidence-in", choices=EVIDENCE_IN, default="reply",
                    help="where the generated evidence sits: in the long replies (default) or in the user's requests")
+    p.add_argument("--only", default=None, help=ONLY_HELP)
     p.add_argument("--summaries", action="store_true",
                    help="run the summary worker (extractive summarizer) to idle before scoring, as a deployment would")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results"))
@@ -143,8 +144,8 @@ def _coding(args: argparse.Namespace) -> int:
 
     command = bench_command(f"graphmem bench coding --haystacks {args.haystacks}")
     try:
+        runs = select_runs(default_haystack_runs() + (sweep_haystack_runs() if args.sweep else []), args.only)
         with open_memory(start=True) as mem:
-            runs = default_haystack_runs() + (sweep_haystack_runs() if args.sweep else [])
             result = run_coding_bench(mem, haystacks=args.haystacks, seed=args.seed, sessions=args.sessions,
                                       runs=runs, keep=args.keep, reuse=args.reuse, summarize=args.summaries,
                                       tool_calls=args.tool_calls, evidence_in=args.evidence_in,

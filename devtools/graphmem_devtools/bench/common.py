@@ -15,9 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 __all__ = [
+    "ONLY_HELP",
     "BenchResult",
     "interleaved",
     "machine_info",
@@ -26,6 +27,7 @@ __all__ = [
     "percentiles",
     "read_part_results",
     "results_source_note",
+    "select_runs",
     "source_commit",
     "timed_ms",
     "wait_for_idle_server",
@@ -274,3 +276,26 @@ def results_source_note(path: Path, loaded: Mapping[str, Any]) -> str:
     return (f"Figures read from `{path}`, not measured in this run"
             + (f" (measured {when})" if when else "")
             + f"; command there: `{loaded.get('command')}`.")
+
+
+ONLY_HELP = "comma-separated run names to evaluate (exact names; default: all)"
+
+
+class _Named(Protocol):
+    name: str
+
+
+RunT = TypeVar("RunT", bound=_Named)
+
+
+def select_runs(runs: list[RunT], only: str | None) -> list[RunT]:
+    """The runs ``--only`` names (comma-separated exact names), in their order; all when ``only`` is
+    empty. Raises ``ValueError`` naming the unknown ones and the runs there are."""
+    if not only:
+        return runs
+    wanted = [x.strip() for x in only.split(",") if x.strip()]
+    unknown = [w for w in wanted if w not in {r.name for r in runs}]
+    if unknown:
+        raise ValueError(f"--only: no run named {', '.join(map(repr, unknown))} (runs: "
+                         f"{', '.join(r.name for r in runs)}; the sweep's need --sweep)")
+    return [r for r in runs if r.name in wanted]

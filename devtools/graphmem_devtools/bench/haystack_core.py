@@ -32,6 +32,7 @@ from graphmem.retrieval.models import SearchMode
 from graphmem.worker import SummaryWorker, WorkerConfig
 
 from ..statements import dev_db
+from .paired import paired_cells, paired_markdown
 from .store import cleanup_bench_namespace
 
 __all__ = [
@@ -147,6 +148,8 @@ class HaystackRun:
     pass one (the time window then follows the current time or the scope's last turn)."""
     table: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     latency_ms: dict[str, float] = field(default_factory=dict)
+    outcomes: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Question key (``<haystack>#<n>``) -> its metrics, for the paired comparison between runs."""
 
 
 def default_haystack_runs(config: RetrievalConfig | None = None) -> list[HaystackRun]:
@@ -229,13 +232,14 @@ def _evaluate(mem: GraphMemory, run: HaystackRun, haystacks: Sequence[Haystack],
     lat: list[float] = []
     for h in haystacks:
         scope = Scope("directory", f"{ns}/{h.name}")
-        for q in h.questions:
+        for n, q in enumerate(h.questions):
             t0 = time.perf_counter()
             res = searcher.search(q.question, scope=scope, levels=[0], k=50, mode=run.mode,
                                   vector=qvecs.get(q.question) if run.mode != "text" else None,
                                   now=(q.now or h.now) if run.dated else None)
             lat.append((time.perf_counter() - t0) * 1000)
             rows.append((h, q, score_ranking(q, [id2src.get(x.id, "") for x in res.hits])))
+            run.outcomes[f"{h.name}#{n}"] = rows[-1][2]
     run.table = table(rows, groups)
     s = sorted(lat)
     run.latency_ms = {"p50": round(s[len(s) // 2], 2), "p95": round(s[int(len(s) * 0.95)], 2)} if s else {}
@@ -309,6 +313,7 @@ def measure_haystacks(
                     f"session all@5 {o['session all@5']} ({time.perf_counter() - t2:.0f} s)")
         finally:
             expansion.restore()
+        halves = {f"{h.name}#{n}": h.half for h in haystacks for n in range(len(h.questions))}
         baselines = {
             BASELINE_NAMES[0]: table([(h, q, score_ranking(q, r)) for h, q, r in bm25_rankings(haystacks)], groups),
             BASELINE_NAMES[1]: table([(h, q, score_ranking(q, r))
@@ -325,7 +330,9 @@ def measure_haystacks(
             "summaries": summaries,
             "tool_calls": tool_calls,
             "runs": [{"name": r.name, "mode": r.mode, "config": asdict(r.config), "dated": r.dated,
-                      "table": r.table, "search_latency_ms": r.latency_ms} for r in runs],
+                      "table": r.table, "search_latency_ms": r.latency_ms,
+                      "paired": paired_cells(runs[0].outcomes, r.outcomes, halves) if i else {}}
+                     for i, r in enumerate(runs)],
             "baselines": baselines,
         }
         if keep:
@@ -377,6 +384,7 @@ def haystack_tables_markdown(figures: dict[str, Any], group_title: str) -> list[
             lines.append(f"| {name} | " + " | ".join(f"{t.get(half, {}).get(g, {}).get('turn all@5', 0):.3f}"
                                                      for g in groups) + " |")
         lines.append("")
+    lines += paired_markdown(figures.get("runs", []), HALF_NAMES)
     lines += ["## Configurations", ""]
     for r in figures.get("runs", []):
         lat = r.get("search_latency_ms", {})

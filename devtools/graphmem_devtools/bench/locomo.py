@@ -31,6 +31,7 @@ from graphmem.retrieval.models import SearchMode
 
 from ..statements import dev_db
 from .common import BenchResult, machine_info
+from .paired import paired_cells, paired_markdown
 from .store import cleanup_bench_namespace
 
 __all__ = ["DRAGON", "LocomoQuestion", "load_locomo", "recall", "run_locomo_bench"]
@@ -109,6 +110,7 @@ def recall(evidence: set[str], ranked: Sequence[str], k: int) -> float:
 
 
 HALVES = ("conv 0-4 (tuning half)", "conv 5-9 (held-out half)")
+PAIRED_METRICS = ("R@5", "R@10")
 """The research (benchmarks/locomo_research) tuned on conversations 0-4; 5-9 are held out."""
 
 
@@ -154,6 +156,8 @@ class LocomoRun:
     table: dict[str, dict[str, float]] = field(default_factory=dict)
     context_chars: dict[str, float] = field(default_factory=dict)
     latency_ms: dict[str, float] = field(default_factory=dict)
+    outcomes: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Question key (``<sample>#<n>``) -> its R@k, for the paired comparison between runs."""
 
 
 def _evaluate(mem: GraphMemory, run: LocomoRun, convs: list[LocomoConv], qvecs: dict[str, list[float]],
@@ -167,13 +171,14 @@ def _evaluate(mem: GraphMemory, run: LocomoRun, convs: list[LocomoConv], qvecs: 
         scope = Scope("directory", f"{ns}/{conv.sample_id}")
         # the questions are asked the day after the conversation's last session
         now = max(t.timestamp for ts in conv.sessions.values() for t in ts) + timedelta(days=1)
-        for q in conv.questions:
+        for n, q in enumerate(conv.questions):
             t0 = time.perf_counter()
             res = searcher.search(q.question, scope=scope, levels=[0], k=max(KS), mode=run.mode,
                                   vector=qvecs.get(q.question) if run.mode != "text" else None, now=now)
             lat.append((time.perf_counter() - t0) * 1000)
             ranked = [id2dia.get(h.id, "") for h in res.hits]
             per_q.append((q.category, [recall(q.evidence, ranked, k) for k in KS]))
+            run.outcomes[f"{conv.sample_id}#{n}"] = {f"R@{k}": r for k, r in zip(KS, per_q[-1][1], strict=True)}
             conv_of.append(ci)
             for k in KS:
                 chars[k].append(sum(len(h.body()) for h in res.hits[:k]))
@@ -250,6 +255,8 @@ def run_locomo_bench(
             t2 = time.perf_counter()
             _evaluate(mem, run, convs, qvecs, id2dia, ns)
             log(f"{run.name}: R@10 {run.table['overall']['R@10']} ({time.perf_counter() - t2:.0f} s)")
+        halves = {f"{c.sample_id}#{n}": HALVES[0] if ci < 5 else HALVES[1]
+                  for ci, c in enumerate(convs) for n in range(len(c.questions))}
         result.figures = {
             "dense_raw_baseline": dense_baseline(mem, convs, ns, qvecs),
             "turns": len(id2dia),
@@ -257,7 +264,9 @@ def run_locomo_bench(
             "embedder": mem.embedder.model,
             "expansion_window": expansion_window,
             "runs": [{"name": r.name, "mode": r.mode, "config": asdict(r.config), "recall": r.table,
-                      "context_chars": r.context_chars, "search_latency_ms": r.latency_ms} for r in runs],
+                      "context_chars": r.context_chars, "search_latency_ms": r.latency_ms,
+                      "paired": paired_cells(runs[0].outcomes, r.outcomes, halves, PAIRED_METRICS) if i else {}}
+                     for i, r in enumerate(runs)],
             "dragon_paper": {f"R@{k}": v for k, v in DRAGON.items()},
             "baselines_md": {n: {f"R@{k}": v for k, v in d.items()} for n, d in BASELINES.items()},
         }
@@ -303,7 +312,7 @@ def locomo_markdown(result: BenchResult) -> str:
         for g, row in runs[0]["recall"].items():
             cells = [f"{r['recall'][g][f'R@{k}']}" for r in runs for k in KS]
             lines.append(f"| {g} ({row['n']}) | " + " | ".join(cells) + " |")
-    lines += ["", "## Configurations", ""]
+    lines += ["", *paired_markdown(runs, HALVES, PAIRED_METRICS), "## Configurations", ""]
     for r in runs:
         lines.append(f"- **{r['name']}** ({r['mode']}): `{json.dumps(r['config'], sort_keys=True)}`")
     lines.append(f"- document expansion window: {f.get('expansion_window')}")

@@ -26,7 +26,7 @@ from typing import Any
 from graphmem.memory import GraphMemory
 
 from .coding_data import KINDS, build_coding_haystacks
-from .common import BenchResult, bench_command, machine_info, publish
+from .common import ONLY_HELP, BenchResult, bench_command, machine_info, publish, select_runs
 from .haystack import GROUPS, build_haystacks, sweep_haystack_runs
 from .haystack_core import (
     HALF_NAMES,
@@ -136,6 +136,7 @@ def register(verbs: Any) -> None:
     p.add_argument("--keep", action="store_true", help="keep the loaded data (namespace printed)")
     p.add_argument("--reuse", default=None, help="re-score a namespace kept by an earlier --keep run (same sizes)")
     p.add_argument("--sweep", action="store_true", help="also run the variants of `bench haystack --sweep`")
+    p.add_argument("--only", default=None, help=ONLY_HELP)
     p.add_argument("--summaries", action="store_true",
                    help="run the summary worker (extractive summarizer) to idle before scoring")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results"))
@@ -154,8 +155,8 @@ def _mixed(args: argparse.Namespace) -> int:
               "--coding-sessions and --limit at least 1", file=sys.stderr)
         return 2
     try:
+        runs = select_runs(default_haystack_runs() + (sweep_haystack_runs() if args.sweep else []), args.only)
         with open_memory(start=True) as mem:
-            runs = default_haystack_runs() + (sweep_haystack_runs() if args.sweep else [])
             result = run_mixed_bench(mem, args.data, runs=runs, chat_sessions=args.chat_sessions,
                                      coding_sessions=args.coding_sessions, limit=args.limit, seed=args.seed,
                                      keep=args.keep, reuse=args.reuse, summarize=args.summaries, command=command,

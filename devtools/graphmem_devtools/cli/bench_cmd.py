@@ -10,7 +10,7 @@ from typing import Any
 from graphmem.cli.common import open_memory
 
 from ..bench import run_store_bench, write_results
-from ..bench.common import bench_command
+from ..bench.common import ONLY_HELP, bench_command, select_runs
 
 __all__ = ["register"]
 
@@ -237,7 +237,7 @@ def _register_retrieval_verbs(verbs: Any) -> None:
     lc.add_argument("--sweep", action="store_true", help="also run the fusion/field-weight variants explored")
     lc.add_argument("--keep", action="store_true", help="keep the loaded data (namespace printed)")
     lc.add_argument("--reuse", default=None, help="re-score a namespace kept by an earlier --keep run (it is kept again)")
-    lc.add_argument("--only", default=None, help="comma-separated run names to evaluate (exact names; default: all)")
+    lc.add_argument("--only", default=None, help=ONLY_HELP)
     lc.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     lc.set_defaults(handler=_locomo)
     hs = verbs.add_parser("haystack", help="LoCoMo sessions in 50-session haystacks: turn all@5/10/30, session all@5")
@@ -246,6 +246,7 @@ def _register_retrieval_verbs(verbs: Any) -> None:
     hs.add_argument("--keep", action="store_true", help="keep the loaded data (namespace printed)")
     hs.add_argument("--reuse", default=None, help="re-score a namespace kept by an earlier --keep run (it is kept again)")
     hs.add_argument("--sweep", action="store_true", help="also run the diversity / weighting variants")
+    hs.add_argument("--only", default=None, help=ONLY_HELP)
     hs.add_argument("--summaries", action="store_true",
                     help="run the summary worker (extractive summarizer) to idle before scoring, as a deployment would")
     hs.add_argument("--out", type=Path, default=Path("benchmarks/results"))
@@ -275,14 +276,11 @@ def _locomo(args: argparse.Namespace) -> int:
         runs, window = tuned_runs()
         if args.sweep:
             runs += sweep_runs()
-        if args.only:
-            wanted = [x.strip() for x in args.only.split(",") if x.strip()]
-            unknown = [w for w in wanted if w not in {r.name for r in runs}]
-            if unknown:
-                print(f"graphmem: error: --only: no run named {', '.join(map(repr, unknown))} (runs: "
-                      f"{', '.join(r.name for r in runs)}; the sweep's need --sweep)", file=sys.stderr)
-                return 2
-            runs = [r for r in runs if r.name in wanted]
+        try:
+            runs = select_runs(runs, args.only)
+        except ValueError as e:
+            print(f"graphmem: error: {e}", file=sys.stderr)
+            return 2
         result = run_locomo_bench(
             mem, args.data, runs=runs, limit_convs=args.convs, keep=args.keep, reuse=args.reuse,
             expansion_window=window if args.expansion_window is None else args.expansion_window,
@@ -302,8 +300,12 @@ def _locomo(args: argparse.Namespace) -> int:
 def _haystack(args: argparse.Namespace) -> int:
     from ..bench.haystack import default_haystack_runs, haystack_markdown, run_haystack_bench, sweep_haystack_runs
 
+    try:
+        runs = select_runs(default_haystack_runs() + (sweep_haystack_runs() if args.sweep else []), args.only)
+    except ValueError as e:
+        print(f"graphmem: error: {e}", file=sys.stderr)
+        return 2
     with open_memory(start=True) as mem:
-        runs = default_haystack_runs() + (sweep_haystack_runs() if args.sweep else [])
         result = run_haystack_bench(mem, args.data, runs=runs, per_conv=args.per_conv, keep=args.keep,
                                     reuse=args.reuse, summarize=args.summaries, command=bench_command("graphmem bench haystack"),
                                     log=lambda m: print(m, file=sys.stderr))
