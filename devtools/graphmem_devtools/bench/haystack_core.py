@@ -384,7 +384,7 @@ def haystack_tables_markdown(figures: dict[str, Any], group_title: str) -> list[
             lines.append(f"| {name} | " + " | ".join(f"{t.get(half, {}).get(g, {}).get('turn all@5', 0):.3f}"
                                                      for g in groups) + " |")
         lines.append("")
-    lines += paired_markdown(figures.get("runs", []), HALF_NAMES)
+    lines += paired_markdown(figures.get("runs", []), (*HALF_NAMES, "all"))
     lines += ["## Configurations", ""]
     for r in figures.get("runs", []):
         lat = r.get("search_latency_ms", {})

@@ -312,7 +312,7 @@ def locomo_markdown(result: BenchResult) -> str:
         for g, row in runs[0]["recall"].items():
             cells = [f"{r['recall'][g][f'R@{k}']}" for r in runs for k in KS]
             lines.append(f"| {g} ({row['n']}) | " + " | ".join(cells) + " |")
-    lines += ["", *paired_markdown(runs, HALVES, PAIRED_METRICS), "## Configurations", ""]
+    lines += ["", *paired_markdown(runs, (*HALVES, "all"), PAIRED_METRICS), "## Configurations", ""]
     for r in runs:
         lines.append(f"- **{r['name']}** ({r['mode']}): `{json.dumps(r['config'], sort_keys=True)}`")
     lines.append(f"- document expansion window: {f.get('expansion_window')}")
