@@ -18,4 +18,5 @@ CALL () {
   ORDER BY score DESC LIMIT $summaryK
   RETURN m AS node, 'summary' AS kind, score
 }
-RETURN node.id AS id, kind, score AS cosine
+RETURN node.id AS id, kind, score AS cosine,
+       CASE WHEN kind = 'turn' THEN coalesce(node.chars, size(coalesce(node.userMessage, '')) + size(coalesce(node.assistantMessage, ''))) END AS chars

@@ -15,4 +15,5 @@ CYPHER 25 CALL () {
   RETURN m AS node, 'summary' AS kind, score
 }
 WITH node, kind, score WHERE kind = 'turn' OR node.level IN $levels
-RETURN node.id AS id, kind, 2 * score - 1 AS cosine
+RETURN node.id AS id, kind, 2 * score - 1 AS cosine,
+       CASE WHEN kind = 'turn' THEN coalesce(node.chars, size(coalesce(node.userMessage, '')) + size(coalesce(node.assistantMessage, ''))) END AS chars

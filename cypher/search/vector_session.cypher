@@ -15,4 +15,5 @@ CALL () {
   WITH node, score WHERE node.level IN $levels AND node.sessionId = $value
   RETURN node, 'summary' AS kind, score ORDER BY score DESC LIMIT $summaryK
 }
-RETURN node.id AS id, kind, 2 * score - 1 AS cosine
+RETURN node.id AS id, kind, 2 * score - 1 AS cosine,
+       CASE WHEN kind = 'turn' THEN coalesce(node.chars, size(coalesce(node.userMessage, '')) + size(coalesce(node.assistantMessage, ''))) END AS chars

@@ -49,11 +49,13 @@ def combsum(
     *,
     weights: Mapping[str, float] | None = None,
     min_spans: Mapping[str, float] | None = None,
+    item_weights: Mapping[str, Mapping[K, float]] | None = None,
 ) -> list[tuple[K, float, dict[str, int]]]:
     """Weighted CombSUM of min-max normalised scores: each source's candidates (best first, with
     raw scores) are scaled to 0..1 within that source, multiplied by its weight and summed.
     ``min_spans[s]`` floors the span source ``s`` is divided by: candidates whose scores lie in a
     narrower band (a source that hardly tells them apart) then reach less than 1.
+    ``item_weights[s][item]`` further multiplies one item's share from source ``s`` (default 1).
     Returns ``(item, score, ranks)`` best first, like :func:`rrf`."""
     scores: dict[K, float] = {}
     ranks: dict[K, dict[str, int]] = {}
@@ -64,11 +66,12 @@ def combsum(
         values = [v for _, v in items]
         lo, hi = min(values), max(values)
         span = max(hi - lo, 0.0 if min_spans is None else float(min_spans.get(source, 0.0)))
+        per_item = (item_weights or {}).get(source, {})
         for r, (item, v) in enumerate(items, start=1):
             if item in ranks and source in ranks[item]:
                 continue
             norm = (v - lo) / span if hi > lo else 1.0
-            scores[item] = scores.get(item, 0.0) + w * norm
+            scores[item] = scores.get(item, 0.0) + w * per_item.get(item, 1.0) * norm
             ranks.setdefault(item, {})[source] = r
     order = sorted(scores, key=lambda d: -scores[d])
     return [(d, scores[d], ranks[d]) for d in order]

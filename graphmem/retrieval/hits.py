@@ -28,6 +28,8 @@ class Candidate:
     id: str
     kind: str
     score: float
+    chars: int | None = None
+    """A turn's length (user + assistant characters), where the source reports it."""
 
 
 @dataclass

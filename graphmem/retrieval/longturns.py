@@ -11,7 +11,8 @@ its own words:
   request's share of its BM25 score is read with a second query over that field alone and scaled.
   A longer request, one that tells something, keeps its full weight.
 
-Short turns (chat messages) keep their scores exactly.
+Short turns (chat messages) keep their scores exactly. On the dense side, a long turn's share of
+the fusion can be scaled by ``long_turn_vector_weight`` (:func:`vector_shares`; 1 = as short turns).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from .lucene import build_query
 from .models import RetrievalConfig
 from .scopes import Scope
 
-__all__ = ["is_long", "reweigh_long_turns", "session_prior_share"]
+__all__ = ["is_long", "reweigh_long_turns", "session_prior_share", "vector_shares"]
 
 USER_FIELD = "userMessage"
 
@@ -37,6 +38,14 @@ def is_long(chars: int | None, long_turn_chars: int) -> bool:
 def session_prior_share(chars: int | None, long_turn_chars: int) -> float:
     """1 when a full-text hit takes its session's prior, 0 for a long turn (found on its own words)."""
     return 0.0 if is_long(chars, long_turn_chars) else 1.0
+
+
+def vector_shares(cands: Sequence[Any], cfg: RetrievalConfig) -> dict[str, float]:
+    """Candidate id -> ``cfg.long_turn_vector_weight`` for the long turns among the vector side's
+    candidates (objects with ``id`` and ``chars``); empty when that weight is 1."""
+    if cfg.long_turn_vector_weight == 1.0:
+        return {}
+    return {c.id: cfg.long_turn_vector_weight for c in cands if is_long(c.chars, cfg.long_turn_chars)}
 
 
 def reweigh_long_turns(

@@ -146,7 +146,8 @@ class RetrievalConfig:
     Long turns (user + assistant over ``long_turn_chars``, a coding assistant's replies) take neither
     their neighbours' context nor the session prior: both helped short chat turns and crowded the
     top of the list with one session's long replies; a short request of theirs counts 0.3
-    (``long_turn_user_weight``, ``short_request_chars``)."""
+    (``long_turn_user_weight``, ``short_request_chars``) and their vector share half
+    (``long_turn_vector_weight``)."""
 
     fusion: Literal["rrf", "combsum"] = "combsum"
     """``rrf``: weighted Reciprocal Rank Fusion; ``combsum``: weighted sum of min-max normalised
@@ -185,6 +186,14 @@ class RetrievalConfig:
     reply that answers it. 0.3 measured best on the tuning halves of the coding haystacks (evidence
     in the replies, and in the requests) and of the mixed benchmark, against 1.0 and 0.5; short
     turns, so LoCoMo and its haystacks, are untouched (``benchmarks/long_turns/FINDINGS.md``)."""
+    long_turn_vector_weight: float = 0.5
+    """CombSUM: a long turn's vector share counts this many times (1 = as short turns). One vector
+    averages a long reply's words, and its cosines hardly tell long turns apart; half the weight
+    leaves them more to their words. Over five long-turn loads (coding histories of two seeds, with
+    the evidence in the replies and in the requests, and the mixed benchmark) 0.5 won 21 questions
+    and lost 7 at 5 (sign test p 0.013), 18 against 7 at 10 (p 0.043), with no half losing
+    significantly; short turns (LoCoMo, its haystacks) are untouched
+    (``benchmarks/long_turns/FINDINGS.md``, section 7)."""
     short_request_chars: int = 150
     """Requests of long turns shorter than this take ``long_turn_user_weight``; longer ones (a
     request that tells something: a decision, a preference, a fact) keep their full weight."""

@@ -48,7 +48,7 @@ from ..errors import DatabaseError, InvalidInput
 from .fusion import combsum, rrf
 from .graph import graph_candidates
 from .hits import Candidate, SearchRun, hydrate, ms_since
-from .longturns import reweigh_long_turns, session_prior_share
+from .longturns import reweigh_long_turns, session_prior_share, vector_shares
 from .lucene import build_query, fields_for, query_terms
 from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
 from .rerank import rerank_fused, reranks
@@ -342,7 +342,7 @@ class Searcher:
         else:
             rows = self._overfetch(scope, base, levels, n_turns, n_summaries, info)
         run.timings["vector"] = ms_since(t0)
-        cands = [Candidate(r["id"], r["kind"], float(r["cosine"])) for r in rows]
+        cands = [Candidate(r["id"], r["kind"], float(r["cosine"]), r.get("chars")) for r in rows]
         cands.sort(key=lambda c: -c.score)
         info["candidates"] = len(cands)
         return cands
@@ -467,6 +467,7 @@ class Searcher:
                  "graph": [(c.id, c.score) for c in lists.get("graph", [])]},
                 weights={"vector": cfg.vector_weight, "text": cfg.text_weight, "graph": cfg.graph_weight},
                 min_spans={"vector": cfg.vector_min_span},
+                item_weights={"vector": vector_shares(lists.get("vector", []), cfg)},
             )
             return [(d, kinds[d], s, r) for d, s, r in fused[:k]]
         if mode == "hybrid":

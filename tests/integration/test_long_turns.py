@@ -1,6 +1,7 @@
 """Long turns (a coding assistant's replies of thousands of characters) are retrieved on their own
 words: no neighbour text in ``contextText``, their own vector as ``ctxEmbedding``, no whole-session
-prior. Short turns keep all three. ``long_turn_chars=0`` restores the neighbours for every turn."""
+prior, a smaller share for their vector in the fusion. Short turns keep all of them.
+``long_turn_chars=0`` restores the neighbours for every turn."""
 
 from __future__ import annotations
 
@@ -122,3 +123,31 @@ def test_a_long_turns_request_counts_less_than_its_reply(mem: GraphMemory, names
     assert half[told] == pytest.approx(one[told], abs=1e-5)  # a long request: its full weight
     # with no weight at all, a request that only repeats the question no longer ranks its turn
     assert order_none.index(answered) < (order_none.index(asked) if asked in order_none else len(order_none))
+
+
+def test_a_long_turns_vector_share_follows_its_weight(mem: GraphMemory, namespace: str) -> None:
+    """``long_turn_vector_weight`` scales the dense side's share of a long turn in the fusion (the
+    vector statements report each turn's length); short turns keep theirs."""
+    cwd = namespace + "/app"
+    _, ids = _session(mem, cwd)
+    mem.embed_pending()
+    mem.await_text_index()
+    scope = Scope.directory(cwd)
+    query = "the build runs the unit suite, then the integration suite against the managed server"
+
+    def scores(mode: str = "hybrid", **knobs: object) -> tuple[list[str], dict[str, float]]:
+        mem.searcher(replace(RetrievalConfig(), time_boost=0.0, graph_weight=0.0, **knobs))  # type: ignore[arg-type]
+        res = mem.search(query, scope=scope, levels=(0,), k=5, mode=mode)  # type: ignore[arg-type]
+        return [h.id for h in res.hits], {h.id: h.score for h in res.hits}
+
+    order, _ = scores("semantic")
+    assert order[0] == ids[1]  # the long turn is the vector side's best: its share is the full 0.3
+    _, full = scores(long_turn_vector_weight=1.0)
+    _, none = scores(long_turn_vector_weight=0.0)
+    _, default = scores()
+    vector_weight = RetrievalConfig().vector_weight
+    assert full[ids[1]] - none[ids[1]] == pytest.approx(vector_weight, abs=1e-5)
+    share = RetrievalConfig().long_turn_vector_weight
+    assert default[ids[1]] - none[ids[1]] == pytest.approx(share * vector_weight, abs=1e-5)
+    for short in (ids[0], ids[2]):
+        assert none.get(short) == pytest.approx(full.get(short), abs=1e-5)

@@ -161,6 +161,31 @@ def test_combsum_min_span_damps_a_source_that_hardly_separates_its_candidates() 
     assert combsum(wide, min_spans={"vector": 0.1}) == combsum(wide)
 
 
+def test_combsum_item_weights_scale_one_items_share_of_a_source() -> None:
+    from graphmem.retrieval import combsum
+
+    lists = {"text": [("a", 2.0), ("b", 1.0)], "vector": [("b", 0.9), ("a", 0.5)]}
+    plain = {d: s for d, s, _ in combsum(lists, weights={"text": 0.7, "vector": 0.3})}
+    halved = {d: s for d, s, _ in combsum(lists, weights={"text": 0.7, "vector": 0.3},
+                                           item_weights={"vector": {"b": 0.5}})}
+    assert plain["b"] == pytest.approx(0.3) and halved["b"] == pytest.approx(0.15)
+    assert halved["a"] == plain["a"] == pytest.approx(0.7)
+
+
+def test_vector_shares_name_long_turns_only_and_nothing_at_weight_one() -> None:
+    from dataclasses import replace
+
+    from graphmem.retrieval import RetrievalConfig
+    from graphmem.retrieval.hits import Candidate
+    from graphmem.retrieval.longturns import vector_shares
+
+    cands = [Candidate("long", "turn", 0.8, 3000), Candidate("short", "turn", 0.7, 200),
+             Candidate("summary", "summary", 0.6), Candidate("unknown", "turn", 0.5)]
+    assert vector_shares(cands, RetrievalConfig()) == {}
+    assert vector_shares(cands, replace(RetrievalConfig(), long_turn_vector_weight=0.5)) == {"long": 0.5}
+    assert vector_shares(cands, replace(RetrievalConfig(), long_turn_vector_weight=0.5, long_turn_chars=0)) == {}
+
+
 def test_context_vectors_average_same_session_neighbours() -> None:
     import numpy as np
 
