@@ -181,7 +181,7 @@ def test_vector_shares_name_long_turns_only_and_nothing_at_weight_one() -> None:
 
     cands = [Candidate("long", "turn", 0.8, 3000), Candidate("short", "turn", 0.7, 200),
              Candidate("summary", "summary", 0.6), Candidate("unknown", "turn", 0.5)]
-    assert vector_shares(cands, RetrievalConfig()) == {}
+    assert vector_shares(cands, replace(RetrievalConfig(), long_turn_vector_weight=1.0)) == {}
     assert vector_shares(cands, replace(RetrievalConfig(), long_turn_vector_weight=0.5)) == {"long": 0.5}
     assert vector_shares(cands, replace(RetrievalConfig(), long_turn_vector_weight=0.5, long_turn_chars=0)) == {}
 
