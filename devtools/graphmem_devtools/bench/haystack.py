@@ -145,7 +145,7 @@ def build_haystacks(
 def sweep_haystack_runs() -> list[HaystackRun]:
     """Variants of the default (``--sweep``): the time window (and questions asked without their date:
     the window then follows the scope's last turn, or today), session diversity, the vector side's
-    span floor, the context field, the whole-session prior, the long-turn rule (0: every turn gets
+    span floor, a long turn's vector share, the context field, the whole-session prior, the long-turn rule (0: every turn gets
     its neighbours and the prior), the weight of a long turn's request and the graph source (off,
     stronger, without the summaries a turn search seeds it from)."""
     best = RetrievalConfig()
