@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..db import Database
+from .hits import Candidate
 from .lucene import build_query
 from .models import RetrievalConfig
 from .scopes import Scope
@@ -40,9 +41,9 @@ def session_prior_share(chars: int | None, long_turn_chars: int) -> float:
     return 0.0 if is_long(chars, long_turn_chars) else 1.0
 
 
-def vector_shares(cands: Sequence[Any], cfg: RetrievalConfig) -> dict[str, float]:
+def vector_shares(cands: Sequence[Candidate], cfg: RetrievalConfig) -> dict[str, float]:
     """Candidate id -> ``cfg.long_turn_vector_weight`` for the long turns among the vector side's
-    candidates (objects with ``id`` and ``chars``); empty when that weight is 1."""
+    candidates; empty when that weight is 1."""
     if cfg.long_turn_vector_weight == 1.0:
         return {}
     return {c.id: cfg.long_turn_vector_weight for c in cands if is_long(c.chars, cfg.long_turn_chars)}

@@ -159,8 +159,8 @@ class RetrievalConfig:
     """CombSUM: the vector side's cosines are divided by at least this span (best - worst of its
     candidates), so candidates the embedder places in a narrow band (long turns: a median spread of
     ~0.07 with USE, ~0.14 on short chat turns) weigh less than clear matches (0 = plain min-max).
-    Off: 0.1 lifted the long-turn benchmarks, most on multi-session questions, but lost one
-    question in three cells elsewhere (``benchmarks/long_turns/FINDINGS.md``, section 6)."""
+    Off: on fresh loads it changed next to nothing (``benchmarks/long_turns/FINDINGS.md``,
+    sections 6 and 7)."""
     vector_depth: int = 50
     """Candidates asked of the vector side, for turns and for summaries each."""
     text_depth: int = 50
@@ -189,11 +189,8 @@ class RetrievalConfig:
     long_turn_vector_weight: float = 0.5
     """CombSUM: a long turn's vector share counts this many times (1 = as short turns). One vector
     averages a long reply's words, and its cosines hardly tell long turns apart; half the weight
-    leaves them more to their words. Over five long-turn loads (coding histories of two seeds, with
-    the evidence in the replies and in the requests, and the mixed benchmark) 0.5 won 21 questions
-    and lost 7 at 5 (sign test p 0.013), 18 against 7 at 10 (p 0.043), with no half losing
-    significantly; short turns (LoCoMo, its haystacks) are untouched
-    (``benchmarks/long_turns/FINDINGS.md``, section 7)."""
+    leaves them more to their words. Short turns are untouched. The measurements are in
+    ``benchmarks/long_turns/FINDINGS.md``, section 7."""
     short_request_chars: int = 150
     """Requests of long turns shorter than this take ``long_turn_user_weight``; longer ones (a
     request that tells something: a decision, a preference, a fact) keep their full weight."""

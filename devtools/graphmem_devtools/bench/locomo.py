@@ -110,8 +110,8 @@ def recall(evidence: set[str], ranked: Sequence[str], k: int) -> float:
 
 
 HALVES = ("conv 0-4 (tuning half)", "conv 5-9 (held-out half)")
-PAIRED_METRICS = ("R@5", "R@10")
 """The research (benchmarks/locomo_research) tuned on conversations 0-4; 5-9 are held out."""
+PAIRED_METRICS = ("R@5", "R@10")
 
 
 def _table(per_q: list[tuple[int, list[float]]], conv_of: list[int] | None = None) -> dict[str, dict[str, float]]:
