@@ -5,7 +5,9 @@
 //              only between turns no longer than that (a long turn is retrieved on its own words);
 //   covers  -- what a summary seed covers, down to the turns (SUMMARIZES, up to three levels);
 //   file    -- turns whose tool calls touched a file a turn seed's tool calls touched (TOUCHED);
-//   subject -- turns facts about a subject of the seed's facts were extracted from (EXTRACTED_FROM, ABOUT).
+//   subject -- turns facts about a subject of the seed's facts were extracted from (EXTRACTED_FROM, ABOUT);
+//   fact    -- the turns a fact seed was extracted from (EXTRACTED_FROM): $factSeeds are the facts
+//              nearest to the query (search/fact_seeds).
 // At most $perSeed candidates per seed and edge, the most recent first (a file or a subject touched
 // by thousands of turns stays cheap). A candidate's score is the sum over the seeds that reach it
 // of seed score x edge weight; a seed is a candidate only when another seed reaches it.
@@ -43,6 +45,11 @@ CALL () {
     RETURN c
   }
   RETURN c, seed.score * $weights.covers AS gain
+  UNION ALL
+  UNWIND $factSeeds AS seed
+  MATCH (:Fact {id: seed.id})-[:EXTRACTED_FROM]->(c:Turn)
+  WHERE $includeTurns AND c.projectPath = $value
+  RETURN c, seed.score * $weights.fact AS gain
 }
 WITH c, sum(gain) AS score
 WHERE score > 0 AND c.projectPath = $value

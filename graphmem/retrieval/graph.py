@@ -4,7 +4,8 @@ The best ``graph_seeds`` fused candidates of the two other sources are the seeds
 statement (``search/graph_<scope kind>``) follows the memory's edges: the turns around a turn
 (NEXT), what a summary covers down to its turns (SUMMARIZES), the turns whose tool calls touched the
 same files (TOUCHED) and the turns that facts about the same subjects came from (EXTRACTED_FROM,
-ABOUT). Each candidate scores the sum of its seeds' scaled fused scores times the edge's weight;
+ABOUT). The facts nearest to the query seed it too (``fact_seeds``): the turns they were extracted
+from (EXTRACTED_FROM) climb. Each candidate scores the sum of its seeds' scaled fused scores times the edge's weight;
 ranked, they enter the fusion as a third list (weight ``graph_weight``), so evidence that sits next
 to, under or beside a strong hit climbs even when its own words match the query poorly.
 """
@@ -20,15 +21,28 @@ from .hits import Candidate, SearchRun, ms_since
 from .models import RetrievalConfig
 from .scopes import Scope
 
-__all__ = ["GRAPH_EDGES", "graph_candidates"]
+__all__ = ["GRAPH_EDGES", "fact_seeds", "graph_candidates"]
 
-GRAPH_EDGES = ("next", "covers", "file", "subject")
+GRAPH_EDGES = ("next", "covers", "file", "subject", "fact")
 """The edge kinds the graph source follows (``RetrievalConfig.graph_edge_weights`` keys)."""
 
 
 def _scaled(seeds: Sequence[tuple[str, str, float]]) -> list[tuple[str, str, float]]:
     top = max((s for _, _, s in seeds), default=0.0)
     return [(d, kind, s / top) for d, kind, s in seeds if s > 0] if top > 0 else []
+
+
+def fact_seeds(db: Database, config: RetrievalConfig, vector: Sequence[float], scope: Scope,
+               run: SearchRun) -> list[tuple[str, str, float]]:
+    """The ``graph_fact_seeds`` current facts nearest to the query ``vector`` that were extracted
+    from turns of ``scope`` (``(id, "fact", cosine)``, best first); none when the ``fact`` edge is off."""
+    if config.graph_fact_seeds <= 0 or config.graph_edge_weights.get("fact", 0.0) <= 0:
+        return []
+    t0 = time.perf_counter()
+    rows = db.read("search/fact_seeds", vector=list(vector), kind=scope.file_kind, value=scope.value,
+                   k=config.graph_fact_seeds, fetch=max(config.graph_fact_fetch, config.graph_fact_seeds))
+    run.timings["fact_seeds"] = ms_since(t0)
+    return [(str(r["id"]), "fact", float(r["cosine"])) for r in rows]
 
 
 def graph_candidates(
@@ -40,14 +54,16 @@ def graph_candidates(
     run: SearchRun,
     *,
     summary_seeds: Sequence[tuple[str, str, float]] = (),
+    facts: Sequence[tuple[str, str, float]] = (),
 ) -> list[Candidate]:
     """The graph list for ``seeds`` (``(id, kind, fused score)``, best first), best first, at most
     ``graph_depth``. ``summary_seeds``: summaries found for the query although the search's levels
-    leave summaries out (their full-text scores), so that what they cover can still climb. Each
-    list's scores are scaled by its best, so the edge weights mean the same for every fusion."""
+    leave summaries out (their full-text scores), so that what they cover can still climb. ``facts``:
+    the facts nearest to the query (:func:`fact_seeds`), whose source turns climb. Each list's scores
+    are scaled by its best, so the edge weights mean the same for every fusion."""
     t0 = time.perf_counter()
-    scaled = _scaled(seeds) + _scaled(summary_seeds)
-    info: dict[str, Any] = {"seeds": len(scaled), "summary_seeds": len(summary_seeds)}
+    scaled = _scaled(seeds) + _scaled(summary_seeds) + _scaled(facts)
+    info: dict[str, Any] = {"seeds": len(scaled), "summary_seeds": len(summary_seeds), "fact_seeds": len(facts)}
     run.strategy["graph"] = info
     if not scaled:
         info["candidates"] = 0
@@ -55,7 +71,8 @@ def graph_candidates(
         return []
     params: dict[str, Any] = {
         "turnSeeds": [{"id": d, "score": s} for d, kind, s in scaled if kind == "turn"],
-        "summarySeeds": [{"id": d, "score": s} for d, kind, s in scaled if kind != "turn"],
+        "summarySeeds": [{"id": d, "score": s} for d, kind, s in scaled if kind not in ("turn", "fact")],
+        "factSeeds": [{"id": d, "score": s} for d, kind, s in scaled if kind == "fact"],
         "longTurnChars": config.long_turn_chars,
         "weights": {e: float(config.graph_edge_weights.get(e, 0.0)) for e in GRAPH_EDGES},
         "perSeed": config.graph_per_seed,

@@ -245,11 +245,18 @@ class RetrievalConfig:
     graph_per_seed: int = 20
     """Candidates per seed and edge kind (the most recent first)."""
     graph_edge_weights: dict[str, float] = field(
-        default_factory=lambda: {"next": 1.0, "covers": 1.0, "file": 0.0, "subject": 0.5})
+        default_factory=lambda: {"next": 1.0, "covers": 1.0, "file": 0.0, "subject": 0.5, "fact": 3.0})
     """Weight of each edge kind: ``next`` (the turns around a turn), ``covers`` (what a summary
     covers), ``file`` (turns that touched the same file), ``subject`` (turns behind facts about the
-    same subject). ``file`` is off: on coding histories whose turns record the files they edited it
-    lowered all@5 on both halves (turns editing one file often answer other questions)."""
+    same subject), ``fact`` (the turns the facts nearest to the query were extracted from). ``file``
+    is off: on coding histories whose turns record the files they edited it lowered all@5 on both
+    halves (turns editing one file often answer other questions). ``fact`` outweighs the others
+    because a fact that matches the query points at one turn, where a seed's neighbours are only
+    near it (``benchmarks/graph_source/FINDINGS.md``)."""
+    graph_fact_seeds: int = 10
+    """Facts nearest to the query (vector search) whose source turns the ``fact`` edge lifts (0 = none)."""
+    graph_fact_fetch: int = 200
+    """Nearest facts read from the fact index, over every scope, before those of other scopes are dropped."""
 
 
 @dataclass(frozen=True)

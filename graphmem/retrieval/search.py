@@ -46,7 +46,7 @@ from ..db.concurrency import pool_for
 from ..embedding import Embedder, query_vector
 from ..errors import DatabaseError, InvalidInput
 from .fusion import combsum, rrf
-from .graph import graph_candidates
+from .graph import fact_seeds, graph_candidates
 from .hits import Candidate, SearchRun, hydrate, ms_since
 from .longturns import reweigh_long_turns, session_prior_share, vector_shares
 from .lucene import build_query, fields_for, query_terms
@@ -183,6 +183,9 @@ class Searcher:
             summary_seeds = pool_for(self.db, _pool).submit(
                 self._text, query, sc, sorted(set(cfg.graph_summary_levels)), cfg.graph_seeds, run, "graph_summaries",
                 False)
+        facts: Future[list[tuple[str, str, float]]] | None = None
+        if effective == "hybrid" and cfg.graph_weight > 0 and qvec is not None and 0 in lv:
+            facts = pool_for(self.db, _pool).submit(fact_seeds, self.db, cfg, qvec, sc, run)
         pending: Future[str | None] | None = None
         if effective in ("hybrid", "semantic") and qvec is not None:
             pending = pool_for(self.db, _pool).submit(self._pending_warning, sc, lv)
@@ -197,7 +200,7 @@ class Searcher:
             seeds = self._fuse(lists, effective, cfg.graph_seeds)
             by_summary = [(c.id, c.kind, c.score) for c in summary_seeds.result()] if summary_seeds else []
             lists["graph"] = graph_candidates(self.db, cfg, [(d, kind, s) for d, kind, s, _ in seeds], sc, lv, run,
-                                              summary_seeds=by_summary)
+                                              summary_seeds=by_summary, facts=facts.result() if facts else ())
         if effective == "text" and min_score is not None:
             lists["text"] = [c for c in lists["text"] if c.score >= min_score]
         ranked, window = rerank_fused(self.db, lambda n: self._fuse(lists, effective, n), query, now, cfg, k,

@@ -1,7 +1,7 @@
 """The graph as a retrieval source: turns reached from the best hits through the memory's edges (the
 turns around a hit, turns that touched the same file, turns behind facts about the same subject, what
-a summary covers) enter the fusion as a third list when ``graph_weight`` > 0, and say so in
-``graph_rank``."""
+a summary covers) and the turns the facts nearest to the query came from enter the fusion as a third
+list when ``graph_weight`` > 0, and say so in ``graph_rank``."""
 
 from __future__ import annotations
 
@@ -153,3 +153,58 @@ def test_a_turn_search_starts_the_graph_from_matching_summaries_too(embedded_mem
     # a search that asks for summaries itself seeds from its own fused hits only
     both = _searcher(mem, 0.5).search("quarterly audit", scope=scope, levels=(0, 1, 2), k=6)
     assert both.strategy["graph"]["summary_seeds"] == 0 and "graph_summaries" not in both.strategy
+
+
+def _fact_load(mem: GraphMemory, namespace: str) -> tuple[str, str]:
+    """A turn about a move that never names the city, with the fact extracted from it; decoy sessions;
+    and, in another directory, a turn and fact about the same person. Returns (cwd, the turn's id)."""
+    cwd, other = namespace + "/app", namespace + "/elsewhere"
+    s = mem.create_session(cwd, project_path=cwd)
+    turn = mem.store_turn(s.id, "she packed the last boxes today", "the van leaves at noon").id
+    for user, assistant in DECOYS:
+        d = mem.create_session(cwd, project_path=cwd)
+        mem.store_turn(d.id, user, assistant)
+    mem.remember("Ines moved to Porto in the north of Portugal", ["Ines"], scope=f"project:{cwd}", turn_id=turn)
+    o = mem.create_session(other, project_path=other)
+    far = mem.store_turn(o.id, "Ines lives in Porto now", "noted").id
+    mem.remember("Ines lives in Porto", ["Ines"], scope=f"project:{other}", turn_id=far)
+    mem.embed_pending()
+    mem.await_text_index()
+    return cwd, turn
+
+
+def test_facts_nearest_to_the_query_lift_the_turns_they_came_from(embedded_memory: GraphMemory,
+                                                                  namespace: str) -> None:
+    mem = embedded_memory
+    cwd, turn = _fact_load(mem, namespace)
+    base = replace(RetrievalConfig(), graph_weight=0.5)
+    assert base.graph_edge_weights["fact"] > 0  # on by default
+
+    def search(cfg: RetrievalConfig) -> tuple[float, dict[str, object], int | None]:
+        res = Searcher(mem.db, mem.embedder, cfg, dimensions=mem.embedding_dimensions).search(
+            "where does Ines live now", scope=Scope.directory(cwd), levels=(0,), k=5)
+        hit = next(h for h in res.hits if h.id == turn)
+        return hit.score, res.strategy["graph"], hit.graph_rank
+
+    score, graph, rank = search(base)
+    assert graph["fact_seeds"] == 1  # the other directory's fact is not a seed of this scope
+    assert rank == 1
+    off = replace(base, graph_edge_weights={**base.graph_edge_weights, "fact": 0.0})
+    score_off, graph_off, rank_off = search(off)
+    assert graph_off["fact_seeds"] == 0 and rank_off is None
+    assert score > score_off
+    none = replace(base, graph_fact_seeds=0)
+    assert search(none)[1]["fact_seeds"] == 0
+
+
+def test_fact_seeds_leave_searches_of_summaries_and_other_modes_alone(embedded_memory: GraphMemory,
+                                                                      namespace: str) -> None:
+    mem = embedded_memory
+    cwd, _turn = _fact_load(mem, namespace)
+    searcher = Searcher(mem.db, mem.embedder, replace(RetrievalConfig(), graph_weight=0.5),
+                        dimensions=mem.embedding_dimensions)
+    summaries = searcher.search("where does Ines live now", scope=Scope.directory(cwd), levels=(1,), k=5)
+    assert summaries.strategy["graph"]["fact_seeds"] == 0 and "fact_seeds" not in summaries.timings_ms
+    for mode in ("text", "semantic"):
+        res = searcher.search("where does Ines live now", scope=Scope.directory(cwd), levels=(0,), k=5, mode=mode)
+        assert "graph" not in res.strategy and "fact_seeds" not in res.timings_ms

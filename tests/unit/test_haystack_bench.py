@@ -92,3 +92,21 @@ def test_mixed_haystacks_pour_chat_and_coding_into_one_directory(tmp_path: Path)
     assert sum(s.key.startswith("c0/") for s in h.sessions) == 2
     assert any(len(t.assistant) > 1000 for s in h.sessions for t in s.turns)  # the coding replies are long
     assert [s.timestamp for s in h.sessions] == sorted(s.timestamp for s in h.sessions)
+
+
+def test_locomo_observations_are_tied_to_the_first_turn_they_cite(tmp_path: Path) -> None:
+    from graphmem_devtools.bench.locomo import LocomoObservation, load_locomo
+
+    sample = _sample("c1", "Ann", "Bob", 2)
+    sample["observation"] = {
+        "session_2_observation": {"Bob": [["Bob likes tea.", "D2:2"]]},
+        "session_1_observation": {"Ann": [["Ann moved.", "D1:1"], ["Ann has two cats.", ["D9:9", "D1:3"]],
+                                          ["Nowhere.", "D9:1"], ["  ", "D1:2"]]},
+    }
+    data = tmp_path / "locomo.json"
+    data.write_text(json.dumps([sample]))
+    conv = load_locomo(data)[0]
+    # session by session; an observation citing no turn of the conversation, or empty, is left out
+    assert conv.observations == [LocomoObservation("Ann", "Ann moved.", "D1:1"),
+                                 LocomoObservation("Ann", "Ann has two cats.", "D1:3"),
+                                 LocomoObservation("Bob", "Bob likes tea.", "D2:2")]

@@ -62,10 +62,20 @@ class LocomoTurn:
 
 
 @dataclass
+class LocomoObservation:
+    """One of the dataset's observations: a fact about a speaker, written from one turn (``dia_id``)."""
+
+    speaker: str
+    text: str
+    dia_id: str
+
+
+@dataclass
 class LocomoConv:
     sample_id: str
     sessions: dict[int, list[LocomoTurn]] = field(default_factory=dict)
     questions: list[LocomoQuestion] = field(default_factory=list)
+    observations: list[LocomoObservation] = field(default_factory=list)
 
 
 def _date(text: str, fallback: datetime) -> datetime:
@@ -98,8 +108,23 @@ def load_locomo(path: Path) -> list[LocomoConv]:
         for q in sample["qa"]:
             ev = {tok for e in q.get("evidence", []) for tok in re.split(r"[;,\s]+", str(e)) if tok in ids}
             conv.questions.append(LocomoQuestion(conv.sample_id, q["question"], int(q["category"]), ev))
+        conv.observations = _observations(sample.get("observation") or {}, ids)
         convs.append(conv)
     return convs
+
+
+def _observations(per_session: dict[str, Any], ids: set[str]) -> list[LocomoObservation]:
+    """The observations of one conversation, session by session; each is tied to the first turn it
+    cites (15 of the 2,541 cite more than one)."""
+    out: list[LocomoObservation] = []
+    for key in sorted(per_session, key=lambda k: int(re.sub(r"\D", "", k) or 0)):
+        for speaker, items in (per_session[key] or {}).items():
+            for text, evidence in items:
+                cited = evidence if isinstance(evidence, list) else re.split(r"[;,\s]+", str(evidence))
+                first = next((str(e) for e in cited if str(e) in ids), None)
+                if first is not None and str(text).strip():
+                    out.append(LocomoObservation(speaker, str(text), first))
+    return out
 
 
 def recall(evidence: set[str], ranked: Sequence[str], k: int) -> float:
@@ -146,6 +171,40 @@ def _store(mem: GraphMemory, convs: list[LocomoConv], ns: str, log: Callable[[st
                     id2dia[t.id] = t.source_id
         log(f"stored {conv.sample_id}")
     return id2dia
+
+
+def _load_facts(mem: GraphMemory, convs: list[LocomoConv], ns: str, log: Callable[[str], None]) -> dict[str, Any]:
+    """The observations as facts, unless the (reused) namespace holds some already."""
+    dev = dev_db(mem.db)
+    held = int(dev.read("bench/facts_under", prefix=ns + "/")[0]["facts"])
+    if held:
+        log(f"reusing {held} facts under {ns}")
+        return {"source": "LoCoMo observations", "current": held}
+    rows = dev.read("bench/turn_sources", prefix=ns + "/")
+    t0 = time.perf_counter()
+    outcomes = remember_observations(mem, convs, ns, {(r["cwd"], r["sourceId"]): r["id"] for r in rows}, log)
+    held = int(dev.read("bench/facts_under", prefix=ns + "/")[0]["facts"])
+    log(f"remembered {sum(outcomes.values())} observations in {time.perf_counter() - t0:.0f} s: {outcomes}")
+    return {"source": "LoCoMo observations", "current": held, "remembered": outcomes}
+
+
+def remember_observations(mem: GraphMemory, convs: list[LocomoConv], ns: str,
+                          turn_of: dict[tuple[str, str], str], log: Callable[[str], None]) -> dict[str, int]:
+    """Remember every observation as a fact of its conversation's project, about its speaker and
+    extracted from the turn it cites (``turn_of``: (cwd, dia_id) -> turn id), as the fact extractor
+    would; returns the count of each remember outcome (similar observations update one another)."""
+    outcomes: dict[str, int] = {}
+    for conv in convs:
+        cwd = f"{ns}/{conv.sample_id}"
+        for o in conv.observations:
+            turn = turn_of.get((cwd, o.dia_id))
+            if turn is None:
+                continue
+            res = mem.remember(o.text, [o.speaker], scope=f"project:{cwd}", source="locomo-observation", turn_id=turn)
+            outcomes[res.action] = outcomes.get(res.action, 0) + 1
+        log(f"remembered the observations of {conv.sample_id}")
+    mem.deferred.wait_all(timeout=None)
+    return outcomes
 
 
 @dataclass
@@ -225,10 +284,14 @@ def run_locomo_bench(
     limit_convs: int | None = None,
     keep: bool = False,
     reuse: str | None = None,
+    facts: bool = False,
     command: str = "graphmem bench locomo",
     log: Callable[[str], None] = print,
 ) -> BenchResult:
-    """Load LoCoMo into a fresh namespace, run each configuration, write the recall tables."""
+    """Load LoCoMo into a fresh namespace, run each configuration, write the recall tables.
+
+    ``facts``: also remember the dataset's observations as facts, each extracted from the turn it
+    cites (the graph source's ``fact`` and ``subject`` edges then have something to follow)."""
     if mem.embedder is None:
         raise ValueError("the LoCoMo benchmark needs an embedder")
     convs = load_locomo(data)[:limit_convs]
@@ -248,6 +311,7 @@ def run_locomo_bench(
             stats = mem.embed_pending(batch=256, expansion_window=expansion_window)
             t_embed = time.perf_counter() - t1
             log(f"stored {len(id2dia)} turns in {t_store:.0f} s, embedded {stats.total} in {t_embed:.0f} s")
+        fact_info = _load_facts(mem, convs, ns, log) if facts else None
         mem.await_text_index()
         questions = sorted({q.question for c in convs for q in c.questions})
         qvecs = {q: query_vector(mem.embedder, q) for q in questions}
@@ -263,6 +327,7 @@ def run_locomo_bench(
             "questions": sum(len(c.questions) for c in convs),
             "embedder": mem.embedder.model,
             "expansion_window": expansion_window,
+            "facts": fact_info,
             "runs": [{"name": r.name, "mode": r.mode, "config": asdict(r.config), "recall": r.table,
                       "context_chars": r.context_chars, "search_latency_ms": r.latency_ms,
                       "paired": paired_cells(runs[0].outcomes, r.outcomes, halves, PAIRED_METRICS) if i else {}}
@@ -278,6 +343,16 @@ def run_locomo_bench(
     return result
 
 
+def _facts_line(info: dict[str, Any] | None) -> list[str]:
+    if not info:
+        return []
+    made = info.get("remembered")
+    how = (f" ({', '.join(f'{n} {a}' for a, n in sorted(made.items()))} by `remember`: similar observations "
+           "update one another)") if made else ""
+    return [f"Facts: the dataset's observations, remembered as facts of each conversation's project, about their "
+            f"speaker and extracted from the turn they cite; {info.get('current')} current facts{how}."]
+
+
 def locomo_markdown(result: BenchResult) -> str:
     f: dict[str, Any] = result.figures
     m = result.machine
@@ -287,7 +362,8 @@ def locomo_markdown(result: BenchResult) -> str:
         f"Machine: {m.get('cpu')} ({m.get('cores')} cores), Neo4j {m.get('neo4j')}, graphmem {m.get('graphmem')}, "
         f"{m.get('date')}, commit {m.get('commit')}, load average before {m.get('load_before')}. Embedder: "
         f"{f.get('embedder')}. {f.get('turns')} turns, {f.get('questions')} questions; "
-        "each conversation is one directory scope, each LoCoMo session one session, each utterance one turn.", "",
+        "each conversation is one directory scope, each LoCoMo session one session, each utterance one turn.",
+        *_facts_line(f.get("facts")), "",
         "Metric: the paper's recall accuracy (fraction of a question's distinct evidence dia_ids in the top k; "
         "no resolvable evidence = 1), mean per category.", "",
         "## Overall", "",
@@ -328,11 +404,15 @@ def tuned_runs() -> tuple[list[LocomoRun], int]:
 
 def sweep_runs() -> list[LocomoRun]:
     """Ablations of the default (``--sweep``): the time window, session diversity, the whole-session
-    prior, the fusion and its weights, the context field, the graph source."""
+    prior, the fusion and its weights, the context field, the graph source and its fact edges."""
     best = RetrievalConfig()
     no_ctx = {**best.field_weights, "contextText": 0.0}
+    edges = best.graph_edge_weights
     return [
         LocomoRun("hybrid: no graph source", "hybrid", replace(best, graph_weight=0.0)),
+        LocomoRun("hybrid: no fact edge", "hybrid", replace(best, graph_edge_weights={**edges, "fact": 0.0})),
+        LocomoRun("hybrid: fact edge 1", "hybrid", replace(best, graph_edge_weights={**edges, "fact": 1.0})),
+        LocomoRun("hybrid: no subject edge", "hybrid", replace(best, graph_edge_weights={**edges, "subject": 0.0})),
         LocomoRun("hybrid: graph source 0.4", "hybrid", replace(best, graph_weight=0.4)),
         LocomoRun("hybrid: no time window", "hybrid", replace(best, time_boost=0.0)),
         LocomoRun("hybrid: session decay 0.7 after 2", "hybrid", replace(best, session_decay=0.7, session_free=2)),

@@ -6,6 +6,7 @@ import time
 import uuid
 from datetime import UTC, datetime, timedelta
 
+from graphmem.facts import delete_facts_under_path
 from graphmem.memory import GraphMemory
 from graphmem.models import ToolCallIn, TurnIn
 
@@ -35,8 +36,10 @@ def _assistant(i: int) -> str:
 
 
 def cleanup_bench_namespace(mem: GraphMemory, ns: str) -> None:
+    """Delete a benchmark's sessions and the facts of its projects."""
     for row in mem.db.read("maintenance/sessions_under_path", path=ns, prefix=ns + "/"):
         mem.delete_session(row["id"])
+    delete_facts_under_path(mem.db, ns)
 
 
 def run_store_bench(mem: GraphMemory, *, turns: int = 2000, warmup: int = 200, bulk: int = 20000,

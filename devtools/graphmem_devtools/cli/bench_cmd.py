@@ -238,6 +238,9 @@ def _register_retrieval_verbs(verbs: Any) -> None:
     lc.add_argument("--keep", action="store_true", help="keep the loaded data (namespace printed)")
     lc.add_argument("--reuse", default=None, help="re-score a namespace kept by an earlier --keep run (it is kept again)")
     lc.add_argument("--only", default=None, help=ONLY_HELP)
+    lc.add_argument("--facts", action="store_true",
+                    help="also remember the dataset's observations as facts, each extracted from the turn it cites "
+                         "(added to a reused load that has none)")
     lc.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     lc.set_defaults(handler=_locomo)
     hs = verbs.add_parser("haystack", help="LoCoMo sessions in 50-session haystacks: turn all@5/10/30, session all@5")
@@ -282,7 +285,7 @@ def _locomo(args: argparse.Namespace) -> int:
             print(f"graphmem: error: {e}", file=sys.stderr)
             return 2
         result = run_locomo_bench(
-            mem, args.data, runs=runs, limit_convs=args.convs, keep=args.keep, reuse=args.reuse,
+            mem, args.data, runs=runs, limit_convs=args.convs, keep=args.keep, reuse=args.reuse, facts=args.facts,
             expansion_window=window if args.expansion_window is None else args.expansion_window,
             command=bench_command("graphmem bench locomo"), log=lambda m: print(m, file=sys.stderr),
         )
