@@ -5,17 +5,20 @@ Not to be confused with :class:`graphmem.config.Settings`, the environment a pro
 
 Edited with ``graphmem settings get|set|unset``; read through a small per-process cache (a few
 seconds) so the pre-call injection does not pay a round trip per message. Unset keys take the
-defaults below.
+defaults below. The cosine settings are on the local USE model's scale: read for another embedder
+(``get_tuning(db, model=...)``), they become that model's cosines that mean the same
+(:func:`graphmem.embedding.calibration.cosine_for`).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..db import Database
+from ..embedding.calibration import cosine_for
 from ..errors import InvalidInput
 
 __all__ = [
@@ -120,13 +123,31 @@ def check_tuning(key: str, value: Any) -> Any:
     return _coerce(_check_key(key), value)
 
 
-def get_tuning(db: Database, *, fresh: bool = False) -> FactTuning:
-    """The tuning stored in ``db`` over the defaults (cached for a few seconds per database)."""
+def get_tuning(db: Database, *, fresh: bool = False, model: str | None = None) -> FactTuning:
+    """The tuning stored in ``db`` over the defaults (cached for a few seconds per database). With
+    ``model`` (the embedder's), its cosine thresholds are in that model's cosines."""
     now = time.monotonic()
     with _lock:
         hit = _cache.get(id(db))
     if hit is not None and not fresh and now - hit[0] < CACHE_SECONDS:
-        return hit[1]
+        return _for_model(hit[1], model)
+    return _for_model(_read_tuning(db, now), model)
+
+
+def _for_model(tuning: FactTuning, model: str | None) -> FactTuning:
+    if model is None:
+        return tuning
+    return replace(
+        tuning,
+        injection_min_score=cosine_for(model, tuning.injection_min_score, "query"),
+        injection_dedup_threshold=cosine_for(model, tuning.injection_dedup_threshold),
+        dedup_threshold=cosine_for(model, tuning.dedup_threshold),
+        refine_min_similarity=cosine_for(model, tuning.refine_min_similarity),
+        forget_min_score=cosine_for(model, tuning.forget_min_score, "query"),
+    )
+
+
+def _read_tuning(db: Database, now: float) -> FactTuning:
     values: dict[str, Any] = {}
     for row in db.read("tuning/all"):
         key = row["key"]

@@ -26,6 +26,7 @@ from ..db.concurrency import pool_for
 from ..db.params import vector_param
 from ..db.rows import native
 from ..embedding import Embedder, query_vector
+from ..embedding.calibration import cosine_for
 from ..errors import GraphMemError, InvalidInput, SessionNotFound
 from ..facts.inject import inject_facts
 from ..models import Session, Turn
@@ -141,7 +142,8 @@ def build_context(
     kept: list[SearchHit] = []
     kept_vecs: list[np.ndarray[Any, Any] | None] = []
     seen: set[str] = set()
-    threshold = config.dedup_threshold
+    model = searcher.embedder.model if searcher.embedder is not None else None
+    threshold = cosine_for(model, config.dedup_threshold)
     for h in hits:
         if h.id in seen:
             drop("duplicate")

@@ -307,5 +307,18 @@ def test_auto_follows_the_recorded_model_and_reindex_moves_a_local_store_to_e5(o
         mem.build_context(s.id, "billing client retry count")
         mem.deferred.wait_all()  # the context's retrieval log is written in the background
         assert e5.queries[-1] == "billing client retry count"
+
+        # e5 gives unrelated sentences cosines near 0.8: the fact thresholds (chosen on USE's cosines)
+        # are read in e5's, so distinct facts stay distinct and a topic forget takes only its own
+        scope = "project:/graphmem-test/reindex/e5"
+        distinct = ["Caroline attended an LGBTQ support group.", "Melanie painted a lake sunrise last year.",
+                    "The staging database is shop_staging.", "The billing client retries three times.",
+                    "Ines moved to Porto."]
+        assert [mem.remember(t, ["e5"], scope=scope).action for t in distinct] == ["inserted"] * 5
+        assert mem.remember("The billing client retries three times with backoff.", ["e5"],
+                            scope=scope).action == "updated"  # the same fact, refined
+        gone = mem.forget("billing client retries", scopes=[scope])
+        assert [f.content for f in gone.removed] == ["The billing client retries three times with backoff."]
+        assert len(mem.list_facts(scopes=[scope])) == 4
     finally:
         db.close()
