@@ -155,7 +155,7 @@ def test_bench_commands_smoke(database: Database, embedder: LocalEmbedder, tmp_p
     assert any("hybrid k=10" in k for k in res.figures)
     side = [k for k in res.figures if "side by side" in k]
     for recipe in ("current recipe", "previous recipe (no graph source, long_turn_chars=0)",
-                   "current recipe without the graph source"):
+                   "current recipe without the graph source", "current recipe without fact seeds"):
         assert any(k.endswith(f"all scopes, side by side: {recipe}") for k in side), side
     assert any(k.endswith("build_context end to end, side by side: current recipe without the graph source")
                for k in side), side
