@@ -5,9 +5,10 @@ statement (``search/graph_<scope kind>``) follows the memory's edges: the turns 
 (NEXT), what a summary covers down to its turns (SUMMARIZES), the turns whose tool calls touched the
 same files (TOUCHED) and the turns that facts about the same subjects came from (EXTRACTED_FROM,
 ABOUT). The facts nearest to the query seed it too (``fact_seeds``): the turns they were extracted
-from (EXTRACTED_FROM) climb. Each candidate scores the sum of its seeds' scaled fused scores times the edge's weight;
-ranked, they enter the fusion as a third list (weight ``graph_weight``), so evidence that sits next
-to, under or beside a strong hit climbs even when its own words match the query poorly.
+from (EXTRACTED_FROM) climb. Each candidate scores the sum of its seeds' scaled scores times the
+edge's weight; ranked, they enter the fusion as a third list (weight ``graph_weight``), so evidence
+that sits next to, under or beside a strong hit, or that a remembered fact points at, climbs even
+when its own words match the query poorly.
 """
 
 from __future__ import annotations
