@@ -98,11 +98,13 @@ def build_context(
     query_vector: Sequence[float] | None = None,
     pending_facts: Callable[[], list[dict[str, Any]]] | None = None,
     pending_notes: Callable[[], tuple[list[dict[str, Any]], list[str]]] | None = None,
+    embedding_model: str | None = None,
 ) -> ContextBlock:
     """Assemble the block from what the facade fetched (recent turns, level-1 summaries) plus a search.
 
     ``pending_facts`` (instead of ``facts``) is called after the search: the fact injection can run
-    concurrently with it (see :func:`context_for_session`)."""
+    concurrently with it (see :func:`context_for_session`). ``embedding_model``: the embedder's, in
+    whose cosines ``dedup_threshold`` is read (:func:`~graphmem.embedding.calibration.cosine_for`)."""
     asked, now = now, now or datetime.now(UTC)  # the search reads an undated message's time window itself
     block = ContextBlock(session_id=session.id, message=message, budget_chars=config.budget_chars,
                          facts=list(facts or []))
@@ -142,8 +144,7 @@ def build_context(
     kept: list[SearchHit] = []
     kept_vecs: list[np.ndarray[Any, Any] | None] = []
     seen: set[str] = set()
-    model = searcher.embedder.model if searcher.embedder is not None else None
-    threshold = cosine_for(model, config.dedup_threshold)
+    threshold = cosine_for(embedding_model, config.dedup_threshold)
     for h in hits:
         if h.id in seen:
             drop("duplicate")
@@ -485,7 +486,8 @@ def _context_for_session(db: Database, searcher: Searcher, embedder: Embedder | 
     block = build_context(searcher, session, recent, list(row["level1"]), message, cfg,
                           recent_vectors=recent_vectors, timings=timings, query_vector=qvec,
                           pending_facts=pending_facts, now=now,
-                          pending_notes=pending_notes if notes_future is not None else None)
+                          pending_notes=pending_notes if notes_future is not None else None,
+                          embedding_model=embedder.model if embedder is not None else None)
     timings["assemble"] = round(_ms(t1) - timings.get("search", 0.0) - timings.get("facts_wait", 0.0), 3)
     block.facts_log_id = facts_log
     if fact_warning:
