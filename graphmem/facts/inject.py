@@ -231,7 +231,7 @@ def inject_facts(
     deferred log that failed is reported in ``warnings``.
     """
     t0 = time.perf_counter()
-    cfg = tuning or get_tuning(db, model=embedder.model if embedder is not None else None)
+    cfg = tuning or get_tuning(db, embedder=embedder)
     text = _coalesce(message)
 
     def skipped(why: str) -> FactInjection:

@@ -162,7 +162,7 @@ def remember(
         raise InvalidInput("importance must be within [0, 1]")
     sc = Scope.parse(scope)
     names = _subjects(subjects)
-    tuning = get_tuning(db, model=embedder.model if embedder is not None else None)
+    tuning = get_tuning(db, embedder=embedder)
     dedup = tuning.dedup_threshold if threshold is None else threshold
     refine_min = min(tuning.refine_min_similarity, dedup)
     now = utcnow()
@@ -385,8 +385,7 @@ def forget(
         fact = Fact.from_row(rows[0]["fact"])
         matched[fact.id] = fact
     else:
-        model = embedder.model if embedder is not None else None
-        threshold = get_tuning(db, model=model).forget_min_score if min_score is None else min_score
+        threshold = get_tuning(db, embedder=embedder).forget_min_score if min_score is None else min_score
         if embedder is not None:
             for f in search_facts(db, value, embedder=embedder, deferred=deferred, scopes=keys, limit=limit, min_score=threshold, touch=False):
                 matched.setdefault(f.id, f)

@@ -6,7 +6,7 @@ Not to be confused with :class:`graphmem.config.Settings`, the environment a pro
 Edited with ``graphmem settings get|set|unset``; read through a small per-process cache (a few
 seconds) so the pre-call injection does not pay a round trip per message. Unset keys take the
 defaults below. The cosine settings are on the local USE model's scale: read for another embedder
-(``get_tuning(db, model=...)``), they become that model's cosines that mean the same
+(``get_tuning(db, embedder=...)``), they become that model's cosines that mean the same
 (:func:`graphmem.embedding.calibration.cosine_for`).
 """
 
@@ -15,11 +15,14 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..db import Database
 from ..embedding.calibration import cosine_for
 from ..errors import InvalidInput
+
+if TYPE_CHECKING:
+    from ..embedding import Embedder
 
 __all__ = [
     "DEFAULT_TUNING",
@@ -123,9 +126,10 @@ def check_tuning(key: str, value: Any) -> Any:
     return _coerce(_check_key(key), value)
 
 
-def get_tuning(db: Database, *, fresh: bool = False, model: str | None = None) -> FactTuning:
+def get_tuning(db: Database, *, fresh: bool = False, embedder: Embedder | None = None) -> FactTuning:
     """The tuning stored in ``db`` over the defaults (cached for a few seconds per database). With
-    ``model`` (the embedder's), its cosine thresholds are in that model's cosines."""
+    ``embedder``, its cosine thresholds are in that embedder's model's cosines."""
+    model = embedder.model if embedder is not None else None
     now = time.monotonic()
     with _lock:
         hit = _cache.get(id(db))
