@@ -222,6 +222,9 @@ class RetrievalConfig:
     jours", relative to the search's ``now``), candidates in that window gain this x the best score
     (0 = off; ``retrieval.timewindow``). 0.6 raised every metric on both halves of LoCoMo and of the
     LoCoMo haystacks (``benchmarks/results/quality.md``; 0.3 and 1.0 measured close to it)."""
+    calendar_dates: bool = True
+    """Read calendar dates in queries as time windows: "on October 13, 2023", "the week before 3
+    August", "as of 1 May" (``retrieval.datewindow``; False = only relative expressions)."""
     anchor_to_last_turn: bool = True
     """When a search is given no ``now`` and its scope's last turn is older than the start of the
     window the query names (an imported archive, a memory left idle), read the window as if asked

@@ -41,7 +41,9 @@ def _native(value: Any) -> Any:
 def reranks(config: RetrievalConfig, query: str, now: datetime | None) -> bool:
     """Whether the re-ranking will run for this query (it then needs full candidate pages from
     every source): session diversity is on, or the query names a time window."""
-    return config.session_decay < 1.0 or (config.time_boost > 0 and parse_time_window(query, now) is not None)
+    if config.session_decay < 1.0:
+        return True
+    return config.time_boost > 0 and parse_time_window(query, now, dates=config.calendar_dates) is not None
 
 
 def last_turn_at(db: Database, scope: Scope) -> datetime | None:
@@ -67,7 +69,7 @@ def window_for(
     ends before it starts; then the query read from the day after the scope's last turn (``anchor``
     ``"last turn"``). A ``newest_candidate`` at or after the window's start shows the history does
     not end before it, and spares reading the scope's last turn."""
-    if now is not None or not config.anchor_to_last_turn:
+    if now is not None or not config.anchor_to_last_turn or window.anchor == "date":
         return window
     if newest_candidate is not None and newest_candidate >= window.start:
         return window
@@ -76,7 +78,7 @@ def window_for(
         return window
     # read as if asked the day after the last turn: "yesterday" is the last day of the history
     asked = datetime.combine(last.date() + timedelta(days=1), time(0), tzinfo=UTC)
-    anchored = parse_time_window(query, asked)
+    anchored = parse_time_window(query, asked, dates=config.calendar_dates)
     return replace(anchored, anchor="last turn") if anchored is not None else window
 
 
@@ -92,7 +94,7 @@ def rerank_fused(
 ) -> tuple[list[Fused], TimeWindow | None]:
     """The final top ``k`` (``fuse(n)`` gives the best ``n`` fused candidates, all from ``scope``)
     and the time window applied, if any. ``strategy["rerank"]`` records what was done."""
-    window = parse_time_window(query, now) if config.time_boost > 0 else None
+    window = parse_time_window(query, now, dates=config.calendar_dates) if config.time_boost > 0 else None
     if window is None and config.session_decay >= 1.0:
         return fuse(k), None
     pool = fuse(max(k, config.rerank_pool))

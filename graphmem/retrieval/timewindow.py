@@ -1,5 +1,6 @@
 """Time windows named in a query: "yesterday", "last weekend", "in March", "two weeks ago",
-"il y a 3 jours", relative to the query's own date.
+"il y a 3 jours", relative to the query's own date, and calendar dates ("on October 13, 2023", "the
+week before 3 August", "as of 27 March": :mod:`.datewindow`).
 
 :func:`parse_time_window` finds the first time expression it understands (English or French) and
 returns the half-open UTC window ``[start, end)`` it designates, widened by a little slack where
@@ -16,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, TypeVar
+
+from .datewindow import parse_date_span
 
 __all__ = ["TimeWindow", "boost_in_window", "parse_time_window"]
 
@@ -55,8 +58,10 @@ _WEEKDAY = "(" + "|".join(_WEEKDAYS) + ")"
 @dataclass(frozen=True)
 class TimeWindow:
     """``[start, end)`` in UTC, designated by ``phrase`` of the query relative to a date: the query's
-    own (``anchor`` ``"query date"``), the current time (``"now"``), or the scope's last turn
-    (``"last turn"``, when the scope's history ends before the window starts)."""
+    own (``anchor`` ``"query date"``), the current time (``"now"``), the scope's last turn
+    (``"last turn"``, when the scope's history ends before the window starts), or none: a date
+    written with its year (``"date"``). A window open on one side ("as of", "since" a date) starts
+    at :data:`~.datewindow.OPEN_START` or ends at :data:`~.datewindow.OPEN_END`."""
 
     start: datetime
     end: datetime
@@ -129,6 +134,15 @@ def _rules(now: datetime) -> list[tuple[re.Pattern[str], Any]]:
     def ago(m: re.Match[str]) -> tuple[datetime, datetime]:
         return _ago(_number(m.group("n")), _UNIT_DAYS[m.group("unit")], now)
 
+    def part_of_month(m: re.Match[str]) -> tuple[datetime, datetime]:
+        year = m.group("year")
+        start, end = _month_window(_MONTHS[m.group("month")], int(year) if year else None, today)
+        days = _number(m.group("n")) * _UNIT_DAYS[m.group("unit")] if m.group("n") else _UNIT_DAYS[m.group("unit")]
+        if m.group("which") == "last":
+            return end - timedelta(days=days), end
+        nth = {"first": 0, "second": 1, "third": 2}[m.group("which")]
+        return start + timedelta(days=nth * days), start + timedelta(days=(nth + 1) * days)
+
     def past(m: re.Match[str]) -> tuple[datetime, datetime]:
         n = _number(m.group("n")) if m.group("n") else 1
         return now - timedelta(days=n * _UNIT_DAYS[m.group("unit")]), now + timedelta(seconds=1)
@@ -153,6 +167,9 @@ def _rules(now: datetime) -> list[tuple[re.Pattern[str], Any]]:
         (re.compile(r"\bthis year\b|\bcette année\b"), fixed(date(today.year, 1, 1), today + timedelta(days=1))),
         (re.compile(rf"\b{_NUM.replace('(', '(?P<n>', 1)}\s+{_UNIT.replace('(', '(?P<unit>', 1)}\s+ago\b"), ago),
         (re.compile(rf"\bil y a\s+{_NUM.replace('(', '(?P<n>', 1)}\s+{_UNIT.replace('(', '(?P<unit>', 1)}\b"), ago),
+        (re.compile(rf"\b(?:(?:in|during) )?the (?P<which>last|first|second|third)\s+"
+                    rf"(?:{_NUM.replace('(', '(?P<n>', 1)}\s+)?(?P<unit>days?|weeks?)\s+of\s+"
+                    rf"{_MONTH.replace('(', '(?P<month>', 1)}(?:,?\s+(?P<year>(?:19|20)\d\d))?\b"), part_of_month),
         (re.compile(rf"\b(?:in|over|during) the (?:last|past)\s+(?:{_NUM.replace('(', '(?P<n>', 1)}\s+)?"
                     rf"{_UNIT.replace('(', '(?P<unit>', 1)}\b"), past),
         (re.compile(rf"\b(?:last|previous|past)\s+{_NUM.replace('(', '(?P<n>', 1)}\s+{_UNIT.replace('(', '(?P<unit>', 1)}\b"),
@@ -165,26 +182,46 @@ def _rules(now: datetime) -> list[tuple[re.Pattern[str], Any]]:
     ]
 
 
-def parse_time_window(query: str, now: datetime | None = None) -> TimeWindow | None:
+def _relative(text: str, now: datetime) -> list[tuple[int, int, datetime, datetime]]:
+    """Every relative expression of ``text`` understood: (position, end, start, end of its window)."""
+    found = []
+    for pattern, make in _rules(now):
+        m = pattern.search(text)
+        if m is not None:
+            start, end = make(m)
+            if start < end:
+                found.append((m.start(), m.end(), start, end))
+    return found
+
+
+def parse_time_window(query: str, now: datetime | None = None, *, dates: bool = True) -> TimeWindow | None:
     """The window of the first time expression of ``query`` understood, relative to ``now`` (default:
-    the current time), or ``None``."""
+    the current time), or ``None``. A calendar date ("on October 13, 2023", "the week before 3 August")
+    comes first (unless ``dates`` is false); a relative expression beside a day ("last Friday, on 23
+    January") is read from that day, and the window runs from it to the end of that day."""
     anchor = "now" if now is None else "query date"
     now = now or datetime.now(UTC)
     if now.tzinfo is None:
         now = now.replace(tzinfo=UTC)
     now = now.astimezone(UTC)
     text = query.lower().replace("\u2019", "'")
-    found: list[tuple[int, TimeWindow]] = []
-    for pattern, make in _rules(now):
-        m = pattern.search(text)
-        if m is None:
-            continue
-        start, end = make(m)
-        if start < end:
-            found.append((m.start(), TimeWindow(start, end, query[m.start():m.end()], anchor)))
+    dated = parse_date_span(text, now.date()) if dates else None
+    if dated is not None:
+        lo, hi = dated.pos, dated.pos + dated.length
+        start, end = dated.start, dated.end
+        if end - start == timedelta(days=1):
+            beside = [f for f in _relative(text, _midnight(dated.day))
+                      if f[1] <= dated.pos or f[0] >= dated.pos + dated.length]
+            if beside:
+                pos, stop, w_start, w_end = min(beside, key=lambda f: f[0])
+                lo, hi = min(lo, pos), max(hi, stop)
+                start, end = min(start, w_start), max(end, w_end)
+        return TimeWindow(start, end, query[lo:hi], "date" if dated.explicit_year else anchor)
+    found = _relative(text, now)
     if not found:
         return None
-    return min(found, key=lambda f: f[0])[1]
+    pos, stop, start, end = min(found, key=lambda f: f[0])
+    return TimeWindow(start, end, query[pos:stop], anchor)
 
 
 def boost_in_window(

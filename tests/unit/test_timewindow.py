@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from graphmem.retrieval.datewindow import OPEN_END, OPEN_START
 from graphmem.retrieval.timewindow import TimeWindow, boost_in_window, parse_time_window
 
 NOW = datetime(2024, 6, 12, 15, 0, tzinfo=UTC)  # a Wednesday
@@ -34,6 +35,34 @@ def _d(day: str) -> datetime:
         ("bugs fixed in the past 3 days", "in the past 3 days", "2024-06-09T15:00", "2024-06-12T15:00:01"),
         ("the budget last month", "last month", "2024-05-01", "2024-06-01"),
         ("goals set last year", "last year", "2023-01-01", "2024-01-01"),
+        ("where was I during the last week of August 2023", "during the last week of August 2023", "2023-08-25",
+         "2023-09-01"),
+        ("the first two weeks of March", "the first two weeks of March", "2024-03-01", "2024-03-15"),
+        # calendar dates, and the spans built on them
+        ("What did we decide on October 13, 2023?", "October 13, 2023", "2023-10-13", "2023-10-14"),
+        ("notes of 8th December, 2023", "8th December, 2023", "2023-12-08", "2023-12-09"),
+        ("the plan of 2023-10-13", "2023-10-13", "2023-10-13", "2023-10-14"),
+        ("le compte rendu du 13/10/2023", "13/10/2023", "2023-10-13", "2023-10-14"),
+        ("the bug of 10/13/2023", "10/13/2023", "2023-10-13", "2023-10-14"),
+        ("la réunion du 1er mai", "1er mai", "2024-05-01", "2024-05-02"),
+        ("what did we ship on June 20", "June 20", "2023-06-20", "2023-06-21"),
+        ("what did I do the week before August 3, 2023", "the week before August 3, 2023", "2023-07-27",
+         "2023-08-04"),
+        ("the puppy I got two weeks before August 11, 2023", "two weeks before August 11, 2023",
+         "2023-07-24T12:00", "2023-08-12"),
+        ("deux semaines avant le 11 août 2023", "deux semaines avant le 11 août 2023", "2023-07-24T12:00",
+         "2023-08-12"),
+        ("what did we do on the Sunday before October 25, 2022", "Sunday before October 25, 2022", "2022-10-23",
+         "2022-10-26"),
+        ("plans for the Saturday after October 28, 2023", "Saturday after October 28, 2023", "2023-10-28",
+         "2023-11-05"),
+        ("the weekend before 4th October, 2023", "the weekend before 4th October, 2023", "2023-09-29T18:00",
+         "2023-10-05"),
+        ("where was John between August 11 and August 15 2023", "between August 11 and August 15 2023",
+         "2023-08-11", "2023-08-16"),
+        ("what did I finish last Friday, on 23 January 2022?", "last Friday, on 23 January 2022", "2022-01-21",
+         "2022-01-24"),
+        ("the day after 3 March 2023", "the day after 3 March 2023", "2023-03-03", "2023-03-05"),
     ],
 )
 def test_windows(query: str, phrase: str, start: str, end: str) -> None:
@@ -44,10 +73,21 @@ def test_windows(query: str, phrase: str, start: str, end: str) -> None:
 
 @pytest.mark.parametrize("query", [
     "what did I do before I moved", "how many days before the wedding did I buy shoes",
+    "I may 5 things", "the meeting of 03/04/2023", "what did I buy on Feb 30 2023", "version 2.3.2023",
     "I may go to Paris", "what is my favourite colour", "",
 ])
 def test_no_window(query: str) -> None:
     assert parse_time_window(query, NOW) is None
+
+
+def test_open_windows_and_explicit_years() -> None:
+    upto = parse_time_window("what was I working on as of 1 February, 2023?", NOW)
+    assert upto is not None and (upto.start, upto.end) == (OPEN_START, _d("2023-02-02"))
+    assert upto.anchor == "date"  # the year is written: the window does not depend on the query's date
+    since = parse_time_window("bugs fixed since 1 May", NOW)
+    assert since is not None and (since.start, since.end, since.phrase) == (_d("2024-05-01"), OPEN_END, "since 1 May")
+    assert since.anchor == "query date"  # its year comes from the query's date
+    assert parse_time_window("what did we decide on October 13, 2023?", NOW, dates=False) is None
 
 
 def test_first_expression_wins_and_now_defaults_to_the_current_time() -> None:

@@ -155,6 +155,7 @@ def sweep_haystack_runs() -> list[HaystackRun]:
         HaystackRun("hybrid: graph source 0.4", "hybrid", replace(best, graph_weight=0.4)),
         HaystackRun("hybrid: graph source without summary seeds", "hybrid", replace(best, graph_summary_levels=())),
         HaystackRun("hybrid: no time window", "hybrid", replace(best, time_boost=0.0)),
+        HaystackRun("hybrid: no calendar dates", "hybrid", replace(best, calendar_dates=False)),
         HaystackRun("hybrid: time-window boost 0.3", "hybrid", replace(best, time_boost=0.3)),
         HaystackRun("hybrid: questions asked without their date", "hybrid", best, dated=False),
         HaystackRun("hybrid: without their date and windows relative to today", "hybrid",
