@@ -225,6 +225,10 @@ class RetrievalConfig:
     calendar_dates: bool = True
     """Read calendar dates in queries as time windows: "on October 13, 2023", "the week before 3
     August", "as of 1 May" (``retrieval.datewindow``; False = only relative expressions)."""
+    event_boost: float = 0.3
+    """When the query names no time but an event ("before I moved", "after the wedding",
+    ``retrieval.eventwindow``), candidates on that side of the turn that tells the event gain this x
+    the best score (0 = off)."""
     anchor_to_last_turn: bool = True
     """When a search is given no ``now`` and its scope's last turn is older than the start of the
     window the query names (an imported archive, a memory left idle), read the window as if asked

@@ -1,8 +1,11 @@
 """Re-ranking of the fused candidates: lift those inside the time window the query names
-(:mod:`.timewindow`), then spread the top k over sessions (:mod:`.diversity`).
+(:mod:`.timewindow`; or, failing that, on the side of an event it names: :mod:`.eventwindow`), then
+spread the top k over sessions (:mod:`.diversity`).
 
-Runs only when it has something to do (a window was found, or ``session_decay`` < 1): it reads the
-candidates' sessions and timestamps in one extra round trip (``search/candidate_meta``).
+Runs only when it has something to do (a window or an event was found, or ``session_decay`` < 1): it
+reads the candidates' sessions and timestamps in one extra round trip (``search/candidate_meta``). An
+event costs one small full-text search of its clause and one read of the turns it ranks best
+(``search/event_turns``).
 
 A window is read relative to the search's ``now``. When none is given and the scope's history ends
 before the window starts (an imported archive, a memory left idle: "last weekend" would point past
@@ -20,17 +23,21 @@ from typing import Any
 
 from ..db import Database
 from .diversity import session_diversify
+from .eventwindow import EventReference, covers, event_window, parse_event_reference
 from .models import RetrievalConfig
 from .scopes import Scope
 from .timewindow import TimeWindow, boost_in_window, parse_time_window
 
-__all__ = ["Fused", "last_turn_at", "rerank_fused", "reranks", "window_for"]
+__all__ = ["EventSearch", "Fused", "event_turn", "last_turn_at", "rerank_fused", "reranks", "window_for"]
 
 QUERY_FILES = ("search/last_turn_session", "search/last_turn_cwd", "search/last_turn_project", "search/last_turn_all")
 """The per-scope statement files chosen at run time (``search/last_turn_<scope kind>``)."""
 
 Fused = tuple[str, str, float, dict[str, int]]
 """(id, kind, score, ranks per source), as the fusion returns them."""
+
+EventSearch = Callable[[str], list[str]]
+"""The ids of the turns a full-text search of an event clause ranks best, best first."""
 
 
 def _native(value: Any) -> Any:
@@ -43,7 +50,26 @@ def reranks(config: RetrievalConfig, query: str, now: datetime | None) -> bool:
     every source): session diversity is on, or the query names a time window."""
     if config.session_decay < 1.0:
         return True
-    return config.time_boost > 0 and parse_time_window(query, now, dates=config.calendar_dates) is not None
+    if config.time_boost > 0 and parse_time_window(query, now, dates=config.calendar_dates) is not None:
+        return True
+    return config.event_boost > 0 and parse_event_reference(query) is not None
+
+
+def event_turn(db: Database, search: EventSearch, ref: EventReference) -> tuple[str, datetime, datetime] | None:
+    """The turn that tells the event ``ref`` names (the first of the best full-text hits of its clause
+    that holds at least half of the clause's words), with the first and last times of its session."""
+    ids = search(ref.event)
+    if not ids:
+        return None
+    rows = {r["id"]: r for r in db.read("search/event_turns", ids=ids)}
+    for turn_id in ids:
+        row = rows.get(turn_id)
+        if row is None or not covers(str(row["text"] or ""), ref.event):
+            continue
+        start, end = _utc(row["sessionStart"]), _utc(row["sessionEnd"])
+        if start is not None and end is not None:
+            return turn_id, start, end
+    return None
 
 
 def last_turn_at(db: Database, scope: Scope) -> datetime | None:
@@ -91,11 +117,14 @@ def rerank_fused(
     k: int,
     strategy: dict[str, Any],
     scope: Scope,
+    find_event: EventSearch | None = None,
 ) -> tuple[list[Fused], TimeWindow | None]:
     """The final top ``k`` (``fuse(n)`` gives the best ``n`` fused candidates, all from ``scope``)
-    and the time window applied, if any. ``strategy["rerank"]`` records what was done."""
+    and the time window applied, if any (``find_event`` looks up an event the query names when it
+    names no time). ``strategy["rerank"]`` records what was done."""
     window = parse_time_window(query, now, dates=config.calendar_dates) if config.time_boost > 0 else None
-    if window is None and config.session_decay >= 1.0:
+    event = parse_event_reference(query) if window is None and config.event_boost > 0 and find_event else None
+    if window is None and event is None and config.session_decay >= 1.0:
         return fuse(k), None
     pool = fuse(max(k, config.rerank_pool))
     if not pool:
@@ -112,8 +141,15 @@ def rerank_fused(
         window = window_for(db, query, window, now, config, scope, newest_candidate=newest)
     scored = [(d, s) for d, _, s, _ in pool]
     info: dict[str, Any] = {"pool": len(pool)}
+    boost = config.time_boost
+    if event is not None and find_event is not None:
+        told = event_turn(db, find_event, event)
+        info["event"] = {"phrase": event.phrase, "turn": told[0] if told else None}
+        if told is not None:
+            start, end = event_window(event, told[1], told[2])
+            window, boost = TimeWindow(start, end, event.phrase, "event", told[0]), config.event_boost
     if window is not None:
-        scored = boost_in_window(scored, stamp_of, window, config.time_boost)
+        scored = boost_in_window(scored, stamp_of, window, boost)
         info["in_window"] = sum(1 for d, _ in scored if (ts := stamp_of.get(d)) is not None and window.contains(ts))
     scored = session_diversify(scored, session_of, decay=config.session_decay, k=k, free=config.session_free)
     info["session_decay"] = config.session_decay

@@ -204,7 +204,8 @@ class Searcher:
         if effective == "text" and min_score is not None:
             lists["text"] = [c for c in lists["text"] if c.score >= min_score]
         ranked, window = rerank_fused(self.db, lambda n: self._fuse(lists, effective, n), query, now, cfg, k,
-                                      run.strategy, sc)
+                                      run.strategy, sc, lambda e: [c.id for c in self._text(e, sc, [0], 5, run,
+                                                                                            "event", False)])
         result.time_window = window.as_dict() if window is not None else None
         hits = self._hydrate(ranked, lists, sc, effective, with_embeddings, locale, now, run)
         if pending is not None and (note := pending.result()) is not None:

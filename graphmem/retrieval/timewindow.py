@@ -60,13 +60,16 @@ class TimeWindow:
     """``[start, end)`` in UTC, designated by ``phrase`` of the query relative to a date: the query's
     own (``anchor`` ``"query date"``), the current time (``"now"``), the scope's last turn
     (``"last turn"``, when the scope's history ends before the window starts), or none: a date
-    written with its year (``"date"``). A window open on one side ("as of", "since" a date) starts
+    written with its year (``"date"``), or the turn that tells an event the query names (``"event"``,
+    ``event_turn``: "before I moved"). A window open on one side ("as of", "since" a date) starts
     at :data:`~.datewindow.OPEN_START` or ends at :data:`~.datewindow.OPEN_END`."""
 
     start: datetime
     end: datetime
     phrase: str
     anchor: str = "now"
+    event_turn: str | None = None
+    """With ``anchor`` ``"event"``: the turn that tells the event the window starts or ends at."""
 
     def contains(self, ts: datetime) -> bool:
         if ts.tzinfo is None:
@@ -74,8 +77,11 @@ class TimeWindow:
         return self.start <= ts < self.end
 
     def as_dict(self) -> dict[str, Any]:
-        return {"phrase": self.phrase, "start": self.start.isoformat(), "end": self.end.isoformat(),
-                "anchor": self.anchor}
+        out = {"phrase": self.phrase, "start": self.start.isoformat(), "end": self.end.isoformat(),
+               "anchor": self.anchor}
+        if self.event_turn is not None:
+            out["event_turn"] = self.event_turn
+        return out
 
 
 def _midnight(d: date) -> datetime:

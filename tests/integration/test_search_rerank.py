@@ -117,6 +117,58 @@ def test_an_undated_query_on_a_live_history_keeps_today_s_window(mem: GraphMemor
     assert res.time_window is not None and res.time_window["anchor"] == "now"
 
 
+def test_a_calendar_date_lifts_that_day_whatever_the_query_date(mem: GraphMemory, namespace: str) -> None:
+    cwd = namespace + "/dated"
+    may = _turn(mem, cwd, datetime(2023, 5, 2, 10, 0, tzinfo=UTC), "We went hiking, hiking all day on the ridge trail.",
+                "Hiking the ridge trail sounds great, hiking boots help.")
+    october = _turn(mem, cwd, datetime(2023, 10, 13, 11, 0, tzinfo=UTC), "Went hiking near the lake.",
+                    "Nice, the lake is lovely.")
+    mem.await_text_index()
+    mem.searcher(replace(RetrievalConfig(), time_boost=1.0))
+    scope = Scope.directory(cwd)
+    res = mem.search("where did I go hiking on October 13, 2023?", scope=scope, levels=(0,), k=2, mode="text")
+    assert [h.id for h in res.hits] == [october, may]
+    assert res.time_window == {"phrase": "October 13, 2023", "start": "2023-10-13T00:00:00+00:00",
+                               "end": "2023-10-14T00:00:00+00:00", "anchor": "date"}
+    week = mem.search("where did I go hiking the week before 4 May 2023", scope=scope, levels=(0,), k=2, mode="text",
+                      now=NOW)
+    assert [h.id for h in week.hits] == [may, october]
+    assert week.time_window is not None and week.time_window["start"] == "2023-04-27T00:00:00+00:00"
+    mem.searcher(replace(RetrievalConfig(), time_boost=1.0, calendar_dates=False))
+    off = mem.search("where did I go hiking on October 13, 2023?", scope=scope, levels=(0,), k=2, mode="text")
+    assert [h.id for h in off.hits] == [may, october] and off.time_window is None
+
+
+def test_an_event_the_query_names_splits_the_history_at_the_turn_that_tells_it(
+    mem: GraphMemory, namespace: str,
+) -> None:
+    cwd = namespace + "/moved"
+    t0 = datetime(2024, 1, 10, 9, 0, tzinfo=UTC)
+    old = _turn(mem, cwd, t0, "The gym near my flat in Lyon, gym every morning, gym gym.", "A gym routine is good.")
+    moved = _turn(mem, cwd, t0 + timedelta(days=30), "We finally moved to Paris last week!", "Congratulations on the move.")
+    new = _turn(mem, cwd, t0 + timedelta(days=60), "I joined a new gym in Paris.", "Nice gym.")
+    mem.await_text_index()
+    mem.searcher(replace(RetrievalConfig(), event_boost=1.0))
+    scope = Scope.directory(cwd)
+    plain = mem.search("which gym did I go to", scope=scope, levels=(0,), k=2, mode="text")
+    assert [h.id for h in plain.hits] == [old, new] and plain.time_window is None
+    after = mem.search("which gym did I go to after I moved", scope=scope, levels=(0,), k=2, mode="text")
+    # the event's own turn is on both sides: it tells when, and "how long after I moved" needs it
+    assert sorted(h.id for h in after.hits) == sorted([new, moved])
+    assert after.time_window is not None and after.time_window["anchor"] == "event"
+    assert after.time_window["event_turn"] == moved and after.time_window["phrase"] == "after I moved"
+    assert after.strategy["rerank"]["event"] == {"phrase": "after I moved", "turn": moved}
+    before = mem.search("which gym did I go to before I moved", scope=scope, levels=(0,), k=3, mode="text")
+    assert [h.id for h in before.hits][:2] in ([old, moved], [moved, old])
+    assert before.time_window is not None and before.time_window["end"] == "2024-02-09T09:00:01+00:00"
+    # an event no turn tells lifts nothing
+    unknown = mem.search("which gym did I go to after the marathon", scope=scope, levels=(0,), k=2, mode="text")
+    assert unknown.time_window is None and unknown.strategy["rerank"]["event"]["turn"] is None
+    mem.searcher(replace(RetrievalConfig(), event_boost=0.0))
+    off = mem.search("which gym did I go to after I moved", scope=scope, levels=(0,), k=2, mode="text")
+    assert off.time_window is None
+
+
 def test_session_decay_spreads_the_top_k_over_sessions(mem: GraphMemory, namespace: str) -> None:
     cwd = namespace + "/diverse"
     base = datetime(2024, 6, 1, tzinfo=UTC)
