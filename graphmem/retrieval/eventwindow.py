@@ -31,6 +31,9 @@ _NOT_EVENT = re.compile(r"(?:that|then|this|these|those|it|now|long|ever|all|yes
                         r"midnight|noon|lunch|dinner|breakfast|bed|work|school|date|how|what|when|where|who|"
                         r"why|which|a (?:long|short|while|bit|few|couple)|some time|\d)\b")
 _NOT_TEMPORAL = re.compile(r"\b(?:look(?:s|ed|ing)?|named|take(?:s|n)?|took|taking|day|one|time|year)\s+$")
+_QUESTION = re.compile(r"^\W*(?:what|when|where|who|whom|whose|which|why|how|did|do|does|was|were|is|are|have|has|had|"
+                       r"can|could|would|should|will|quel|quelle|quels|quelles|qu'|que|quand|où|ou|comment|pourquoi|"
+                       r"combien|est-ce|ai-je|avons-nous|as-tu|avez-vous)\b")
 _AFTER = frozenset({"after", "since", "ever since", "après", "apres", "depuis"})
 _SUFFIX = re.compile(r"(?:ing|ed|es|s|e|ions?|ments?)$")
 
@@ -46,8 +49,11 @@ class EventReference:
 
 def parse_event_reference(query: str) -> EventReference | None:
     """The first "before / after / since <event>" clause of ``query`` that names an event, or ``None``
-    ("before that", "look after my dog", "after lunch" name none)."""
+    ("before that", "look after my dog", "after lunch" name none). Only a question is read so: "run
+    the linter before committing" is an instruction, not a question about the past."""
     text = query.lower().replace("\u2019", "'")
+    if not (_QUESTION.search(text) or text.rstrip().endswith("?")):
+        return None
     for pattern in (_EN, _FR):
         for m in pattern.finditer(text):
             event = m.group("event")

@@ -19,7 +19,8 @@ from graphmem.retrieval.eventwindow import EventReference, covers, event_window,
         ("what did we change since we switched to Postgres", "after", "we switched to Postgres"),
         ("Which city was John in before traveling to Chicago?", "before", "traveling to Chicago"),
         ("qu'ai-je fait avant mon déménagement ?", "before", "mon déménagement"),
-        ("depuis que j'ai changé de travail, combien de fois suis-je allé à Lyon", "after", "que j'ai changé de travail"),
+        ("depuis que j'ai changé de travail, combien de fois suis-je allé à Lyon ?", "after",
+         "que j'ai changé de travail"),
     ],
 )
 def test_event_clauses(query: str, relation: str, event: str) -> None:
@@ -32,6 +33,8 @@ def test_event_clauses(query: str, relation: str, event: str) -> None:
     "can you look after my dog", "what did we do before that", "what happened after lunch", "named after her grandmother",
     "Since I like cats, what should I adopt?", "After how many weeks did Tim call back?", "tournaments organized till date",
     "what did I do after a long day", "what is my favourite colour", "",
+    # instructions are not questions about the past
+    "run the linter before committing", "insert the import after the docstring",
 ])
 def test_no_event(query: str) -> None:
     assert parse_event_reference(query) is None
