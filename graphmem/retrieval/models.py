@@ -109,7 +109,9 @@ class SearchResult(_Model):
     timings_ms: dict[str, float] = Field(default_factory=dict)
     time_window: dict[str, Any] | None = None
     """The time window the query named and the ranking favoured (``phrase``, ISO ``start`` and
-    ``end``), relative to the search's ``now``; None when the query names none."""
+    ``end``, and ``anchor``: what it was read from: ``query date``, ``now``, ``last turn``, ``date``
+    for a day written with its year, or ``event`` with the ``event_turn`` that tells the event it
+    starts or ends at); None when the query names none."""
 
     def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.model_dump(mode="json", by_alias=True), ensure_ascii=False, **kwargs)

@@ -47,7 +47,7 @@ def _native(value: Any) -> Any:
 
 def reranks(config: RetrievalConfig, query: str, now: datetime | None) -> bool:
     """Whether the re-ranking will run for this query (it then needs full candidate pages from
-    every source): session diversity is on, or the query names a time window."""
+    every source): session diversity is on, or the query names a time window or an event."""
     if config.session_decay < 1.0:
         return True
     if config.time_boost > 0 and parse_time_window(query, now, dates=config.calendar_dates) is not None:
