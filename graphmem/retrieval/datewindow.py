@@ -22,7 +22,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
+
+from .timewords import (
+    MONTH_ABBREVIATIONS,
+    MONTHS,
+    NUM,
+    UNIT,
+    UNIT_DAYS,
+    WEEKDAY,
+    WEEKDAYS,
+    midnight,
+    named,
+    number,
+    vague_days,
+)
 
 __all__ = ["OPEN_END", "OPEN_START", "DateSpan", "parse_date_span"]
 
@@ -31,27 +45,7 @@ OPEN_START = datetime(1, 1, 1, tzinfo=UTC)
 OPEN_END = datetime(9999, 12, 31, tzinfo=UTC)
 """The end of a window open to the future ("since", "after" a date)."""
 
-_MONTHS = {
-    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
-    "september": 9, "october": 10, "november": 11, "december": 12,
-    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10,
-    "nov": 11, "dec": 12,
-    "janvier": 1, "février": 2, "fevrier": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6, "juillet": 7,
-    "août": 8, "aout": 8, "septembre": 9, "octobre": 10, "novembre": 11, "décembre": 12, "decembre": 12,
-}
-_WEEKDAYS = {
-    "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6,
-    "lundi": 0, "mardi": 1, "mercredi": 2, "jeudi": 3, "vendredi": 4, "samedi": 5, "dimanche": 6,
-}
-_NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "a couple of": 2, "couple of": 2, "a few": 3, "few": 3, "several": 3,
-    "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8,
-    "neuf": 9, "dix": 10, "quelques": 3,
-}
-_UNIT_DAYS = {"day": 1, "days": 1, "jour": 1, "jours": 1, "week": 7, "weeks": 7, "semaine": 7, "semaines": 7,
-              "month": 30, "months": 30, "mois": 30, "year": 365, "years": 365, "an": 365, "ans": 365}
-
+_MONTHS = {**MONTHS, **MONTH_ABBREVIATIONS}
 _MONTH = r"(?P<m>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")"
 _DAY = r"(?P<d>[0-3]?\d)(?:st|nd|rd|th|er)?"
 _YEAR = r"(?P<y>(?:19|20)\d\d)"
@@ -61,16 +55,15 @@ _DATES = (
     re.compile(rf"\b{_YEAR}-(?P<mo>[01]?\d)-{_DAY}\b"),
     re.compile(rf"\b(?P<a>[0-3]?\d)[/.](?P<b>[0-3]?\d)[/.]{_YEAR}\b"),
 )
-_NUM = r"(?P<n>\d{1,3}|a couple of|couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|few|" \
-       r"several|une?|deux|trois|quatre|cinq|sept|huit|neuf|dix|quelques)"
-_UNIT = r"(?P<unit>days?|weeks?|months?|years?|jours?|semaines?|mois|ans?)"
+_NUM = named(NUM, "n")
+_UNIT = named(UNIT, "unit")
 _REL = r"(?P<rel>before|after|prior to|avant|après|apres)"
 _THE = r"(?:the\s+|le\s+|l'|on\s+the\s+)?"
 _SPANS = (
     ("units", re.compile(rf"\b{_NUM}\s+{_UNIT}\s+{_REL}\s+{_THE}$")),
     ("span", re.compile(rf"\b(?:the\s+|last\s+|la\s+|le\s+)?(?P<span>week-?ends?|week|month|day|semaine|mois|jour)"
                         rf"\s+{_REL}\s+{_THE}$")),
-    ("weekday", re.compile(r"\b(?P<wd>" + "|".join(_WEEKDAYS) + rf")\s+{_REL}\s+{_THE}$")),
+    ("weekday", re.compile(rf"\b{named(WEEKDAY, 'wd')}\s+{_REL}\s+{_THE}$")),
     ("open", re.compile(r"\b(?P<rel>as of|by|until|till|up to|before|prior to|after|since|jusqu'au|jusqu'à|"
                         rf"avant|après|apres|depuis)\s+{_THE}$")),
 )
@@ -90,10 +83,6 @@ class DateSpan:
     length: int
     day: date
     explicit_year: bool
-
-
-def _midnight(d: date) -> datetime:
-    return datetime.combine(d, time(0), tzinfo=UTC)
 
 
 def _date_at(m: re.Match[str], today: date) -> tuple[date, bool] | None:
@@ -140,38 +129,33 @@ def _first_date(text: str, today: date, start: int = 0) -> tuple[re.Match[str], 
     return best
 
 
-def _number(word: str) -> int:
-    w = word.strip()
-    return int(w) if w.isdigit() else _NUMBERS.get(w, 1)
-
-
 def _span(kind: str, m: re.Match[str], day: date) -> tuple[datetime, datetime]:
     """The window of the span words ``m`` (of ``kind``) around ``day``."""
-    d0, d1 = _midnight(day), _midnight(day + timedelta(days=1))
+    d0, d1 = midnight(day), midnight(day + timedelta(days=1))
     after = m.group("rel") in _AFTER
     if kind == "open":
         return (d0, OPEN_END) if after else (OPEN_START, d1)
     if kind == "units":
-        days = _number(m.group("n")) * _UNIT_DAYS[m.group("unit")]
-        unit = _UNIT_DAYS[m.group("unit")]
-        slack = timedelta(days=max(1.0, days / 4, unit / 2 if unit >= 7 else 1))
+        n, unit = number(m.group("n")), UNIT_DAYS[m.group("unit")]
+        days = n * unit
+        slack = timedelta(days=vague_days(n, unit))
         if after:
             return d0, d0 + timedelta(days=days + 1) + slack
         return d0 - timedelta(days=days) - slack, d1
     if kind == "weekday":
-        wd = _WEEKDAYS[m.group("wd")]
+        wd = WEEKDAYS[m.group("wd")]
         if after:
             return d0, d0 + timedelta(days=((wd - day.weekday()) % 7 or 7) + 1)
         return d0 - timedelta(days=(day.weekday() - wd) % 7 or 7), d1
-    span = m.group("span").replace("-", "").rstrip("s")
-    if span == "weekend":
+    span = m.group("span")
+    if span.startswith("week") and span.endswith(("end", "ends")):
         if after:
             sat = day + timedelta(days=(5 - day.weekday()) % 7 or 7)
-            return d0, _midnight(sat + timedelta(days=2))
+            return d0, midnight(sat + timedelta(days=2))
         back = (day.weekday() - 5) % 7
         sat = day - timedelta(days=back + 7 if back < 2 else back)
-        return _midnight(sat) - timedelta(hours=6), d1
-    days = {"week": 7, "semaine": 7, "month": 30, "moi": 30, "mois": 30, "day": 1, "jour": 1}.get(span, 7)
+        return midnight(sat) - timedelta(hours=6), d1
+    days = UNIT_DAYS[span]
     if after:
         return d0, d1 + timedelta(days=days)
     return d0 - timedelta(days=days), d1
@@ -193,12 +177,12 @@ def parse_date_span(text: str, today: date) -> DateSpan | None:
             if not explicit and explicit2 and (first := _date_at(m, last)) is not None:
                 day = first[0]  # "between August 11 and August 15 2023": the second date's year
             if day <= last:
-                return DateSpan(_midnight(day), _midnight(last + timedelta(days=1)), between.start(),
+                return DateSpan(midnight(day), midnight(last + timedelta(days=1)), between.start(),
                                 m2.end() - between.start(), day, explicit or explicit2)
     for kind, pattern in _SPANS:
         words = pattern.search(prefix)
         if words is not None:
             start, end = _span(kind, words, day)
             return DateSpan(start, end, words.start(), m.end() - words.start(), day, explicit)
-    return DateSpan(_midnight(day), _midnight(day + timedelta(days=1)), m.start(), m.end() - m.start(), day,
+    return DateSpan(midnight(day), midnight(day + timedelta(days=1)), m.start(), m.end() - m.start(), day,
                     explicit)

@@ -15,45 +15,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
 
 from .datewindow import parse_date_span
+from .timewords import MONTH, MONTHS, NUM, UNIT, UNIT_DAYS, WEEKDAY, WEEKDAYS, midnight, named, number, vague_days
 
 __all__ = ["TimeWindow", "boost_in_window", "parse_time_window"]
 
 K = TypeVar("K")
-
-_NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple": 2, "a couple of": 2, "couple of": 2, "few": 3,
-    "a few": 3, "several": 3,
-    "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8,
-    "neuf": 9, "dix": 10, "quelques": 3,
-}
-_UNIT_DAYS = {
-    "day": 1, "days": 1, "jour": 1, "jours": 1,
-    "week": 7, "weeks": 7, "semaine": 7, "semaines": 7,
-    "month": 30, "months": 30, "mois": 30,
-    "year": 365, "years": 365, "an": 365, "ans": 365, "année": 365, "années": 365,
-}
-_MONTHS = {
-    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
-    "september": 9, "october": 10, "november": 11, "december": 12,
-    "janvier": 1, "février": 2, "fevrier": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6, "juillet": 7,
-    "août": 8, "aout": 8, "septembre": 9, "octobre": 10, "novembre": 11, "décembre": 12, "decembre": 12,
-}
-_WEEKDAYS = {
-    "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6,
-    "lundi": 0, "mardi": 1, "mercredi": 2, "jeudi": 3, "vendredi": 4, "samedi": 5, "dimanche": 6,
-}
-
-_NUM = r"(\d{1,3}|a couple of|couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|" \
-       r"few|several|une?|deux|trois|quatre|cinq|sept|huit|neuf|dix|quelques)"
-_UNIT = r"(days?|weeks?|months?|years?|jours?|semaines?|mois|ans?|années?)"
-_MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + ")"
-_WEEKDAY = "(" + "|".join(_WEEKDAYS) + ")"
-
 
 @dataclass(frozen=True)
 class TimeWindow:
@@ -84,31 +54,20 @@ class TimeWindow:
         return out
 
 
-def _midnight(d: date) -> datetime:
-    return datetime.combine(d, time(0), tzinfo=UTC)
-
-
-def _number(word: str) -> int:
-    w = word.strip().lower()
-    if w.isdigit():
-        return int(w)
-    return _NUMBERS.get(w, 1)
-
-
 def _month_window(month: int, year: int | None, today: date) -> tuple[datetime, datetime]:
     if year is None:
         year = today.year if month <= today.month else today.year - 1
     start = date(year, month, 1)
     end = date(year + (month == 12), month % 12 + 1, 1)
-    return _midnight(start), _midnight(end)
+    return midnight(start), midnight(end)
 
 
 def _ago(n: int, unit_days: int, now: datetime) -> tuple[datetime, datetime]:
     """About ``n`` units before ``now``: the target day +- a quarter of the distance (at least a day,
     a whole unit for weeks and longer)."""
     target = now - timedelta(days=n * unit_days)
-    slack = timedelta(days=max(1.0, n * unit_days / 4, unit_days / 2 if unit_days >= 7 else 1))
-    day = _midnight(target.date())
+    slack = timedelta(days=vague_days(n, unit_days))
+    day = midnight(target.date())
     return day - slack, min(day + timedelta(days=1) + slack, now + timedelta(seconds=1))
 
 
@@ -117,13 +76,13 @@ def _rules(now: datetime) -> list[tuple[re.Pattern[str], Any]]:
     monday = today - timedelta(days=today.weekday())
 
     def fixed(a: date, b: date) -> Any:
-        return lambda m: (_midnight(a), _midnight(b))
+        return lambda m: (midnight(a), midnight(b))
 
     def last_weekday(m: re.Match[str]) -> tuple[datetime, datetime]:
-        wd = _WEEKDAYS[m.group("wd") or m.group("wd2")]
+        wd = WEEKDAYS[m.group("wd") or m.group("wd2")]
         back = (today.weekday() - wd) % 7 or 7
         d = today - timedelta(days=back)
-        return _midnight(d), _midnight(d + timedelta(days=1))
+        return midnight(d), midnight(d + timedelta(days=1))
 
     def last_weekend(m: re.Match[str]) -> tuple[datetime, datetime]:
         # the latest Saturday-Sunday that ended before today (Friday evening counts too)
@@ -131,27 +90,27 @@ def _rules(now: datetime) -> list[tuple[re.Pattern[str], Any]]:
         sat = today - timedelta(days=back)
         if sat + timedelta(days=2) > today:
             sat -= timedelta(days=7)
-        return _midnight(sat) - timedelta(hours=6), _midnight(sat + timedelta(days=2))
+        return midnight(sat) - timedelta(hours=6), midnight(sat + timedelta(days=2))
 
     def in_month(m: re.Match[str]) -> tuple[datetime, datetime]:
         year = m.group("year")
-        return _month_window(_MONTHS[m.group("month")], int(year) if year else None, today)
+        return _month_window(MONTHS[m.group("month")], int(year) if year else None, today)
 
     def ago(m: re.Match[str]) -> tuple[datetime, datetime]:
-        return _ago(_number(m.group("n")), _UNIT_DAYS[m.group("unit")], now)
+        return _ago(number(m.group("n")), UNIT_DAYS[m.group("unit")], now)
 
     def part_of_month(m: re.Match[str]) -> tuple[datetime, datetime]:
         year = m.group("year")
-        start, end = _month_window(_MONTHS[m.group("month")], int(year) if year else None, today)
-        days = _number(m.group("n")) * _UNIT_DAYS[m.group("unit")] if m.group("n") else _UNIT_DAYS[m.group("unit")]
+        start, end = _month_window(MONTHS[m.group("month")], int(year) if year else None, today)
+        days = number(m.group("n")) * UNIT_DAYS[m.group("unit")] if m.group("n") else UNIT_DAYS[m.group("unit")]
         if m.group("which") == "last":
             return end - timedelta(days=days), end
         nth = {"first": 0, "second": 1, "third": 2}[m.group("which")]
         return start + timedelta(days=nth * days), start + timedelta(days=(nth + 1) * days)
 
     def past(m: re.Match[str]) -> tuple[datetime, datetime]:
-        n = _number(m.group("n")) if m.group("n") else 1
-        return now - timedelta(days=n * _UNIT_DAYS[m.group("unit")]), now + timedelta(seconds=1)
+        n = number(m.group("n")) if m.group("n") else 1
+        return now - timedelta(days=n * UNIT_DAYS[m.group("unit")]), now + timedelta(seconds=1)
 
     prev_month_start = today.replace(day=1) - timedelta(days=1)
     return [
@@ -171,20 +130,20 @@ def _rules(now: datetime) -> list[tuple[re.Pattern[str], Any]]:
         (re.compile(r"\b(?:last|previous) year\b|\bl'année (?:dernière|derniere|passée|passee)\b"),
          fixed(date(today.year - 1, 1, 1), date(today.year, 1, 1))),
         (re.compile(r"\bthis year\b|\bcette année\b"), fixed(date(today.year, 1, 1), today + timedelta(days=1))),
-        (re.compile(rf"\b{_NUM.replace('(', '(?P<n>', 1)}\s+{_UNIT.replace('(', '(?P<unit>', 1)}\s+ago\b"), ago),
-        (re.compile(rf"\bil y a\s+{_NUM.replace('(', '(?P<n>', 1)}\s+{_UNIT.replace('(', '(?P<unit>', 1)}\b"), ago),
+        (re.compile(rf"\b{named(NUM, 'n')}\s+{named(UNIT, 'unit')}\s+ago\b"), ago),
+        (re.compile(rf"\bil y a\s+{named(NUM, 'n')}\s+{named(UNIT, 'unit')}\b"), ago),
         (re.compile(rf"\b(?:(?:in|during) )?the (?P<which>last|first|second|third)\s+"
-                    rf"(?:{_NUM.replace('(', '(?P<n>', 1)}\s+)?(?P<unit>days?|weeks?)\s+of\s+"
-                    rf"{_MONTH.replace('(', '(?P<month>', 1)}(?:,?\s+(?P<year>(?:19|20)\d\d))?\b"), part_of_month),
-        (re.compile(rf"\b(?:in|over|during) the (?:last|past)\s+(?:{_NUM.replace('(', '(?P<n>', 1)}\s+)?"
-                    rf"{_UNIT.replace('(', '(?P<unit>', 1)}\b"), past),
-        (re.compile(rf"\b(?:last|previous|past)\s+{_NUM.replace('(', '(?P<n>', 1)}\s+{_UNIT.replace('(', '(?P<unit>', 1)}\b"),
+                    rf"(?:{named(NUM, 'n')}\s+)?(?P<unit>days?|weeks?)\s+of\s+"
+                    rf"{named(MONTH, 'month')}(?:,?\s+(?P<year>(?:19|20)\d\d))?\b"), part_of_month),
+        (re.compile(rf"\b(?:in|over|during) the (?:last|past)\s+(?:{named(NUM, 'n')}\s+)?"
+                    rf"{named(UNIT, 'unit')}\b"), past),
+        (re.compile(rf"\b(?:last|previous|past)\s+{named(NUM, 'n')}\s+{named(UNIT, 'unit')}\b"),
          past),
-        (re.compile(rf"\b(?:last|on|this past)\s+{_WEEKDAY.replace('(', '(?P<wd>', 1)}\b|"
-                    rf"\b{_WEEKDAY.replace('(', '(?P<wd2>', 1)}\s+dernier\b"),
+        (re.compile(rf"\b(?:last|on|this past)\s+{named(WEEKDAY, 'wd')}\b|"
+                    rf"\b{named(WEEKDAY, 'wd2')}\s+dernier\b"),
          last_weekday),
         (re.compile(rf"\b(?:in|during|en|au mois d[e'])\s*(?:early |late |mid-?)?"
-                    rf"{_MONTH.replace('(', '(?P<month>', 1)}(?:\s+(?P<year>(?:19|20)\d\d))?\b"), in_month),
+                    rf"{named(MONTH, 'month')}(?:\s+(?P<year>(?:19|20)\d\d))?\b"), in_month),
     ]
 
 
@@ -216,7 +175,7 @@ def parse_time_window(query: str, now: datetime | None = None, *, dates: bool = 
         lo, hi = dated.pos, dated.pos + dated.length
         start, end = dated.start, dated.end
         if end - start == timedelta(days=1):
-            beside = [f for f in _relative(text, _midnight(dated.day))
+            beside = [f for f in _relative(text, midnight(dated.day))
                       if f[1] <= dated.pos or f[0] >= dated.pos + dated.length]
             if beside:
                 pos, stop, w_start, w_end = min(beside, key=lambda f: f[0])
