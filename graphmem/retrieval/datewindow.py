@@ -7,7 +7,8 @@
   "la semaine avant le 3 août";
 * "two weeks before August 11, 2023", "3 days after 1 May", "deux semaines avant le 11 août";
 * "the Monday before July 24, 2023", "the Saturday after October 28", "le lundi avant le 24 juillet";
-* "between August 11 and August 15 2023", "entre le 11 et le 15 août" is not understood;
+* "between August 11 and August 15 2023", "between the 3rd and 5th of May", "between May 3 and 5",
+  "from the 11th to the 15th of August", "entre le 11 et le 15 août", "du 11 au 15 août";
 * "as of 27 March, 2022", "by July 10", "until", "before", "jusqu'au", "avant le": everything up to
   the end of that day; "since 1 May", "after", "depuis le", "après le": from that day on.
 
@@ -69,6 +70,12 @@ _SPANS = (
 )
 _BETWEEN = re.compile(rf"\b(?:between|from)\s+{_THE}$")
 _AND = re.compile(r"\s*(?:and|to|until|-)\s+(?:the\s+)?")
+_FIRST_DAY = re.compile(r"\b(?:between|from|entre|du)\s+(?:the\s+|le\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th|er)?"
+                        r"\s*(?:and|to|until|-|et|au)\s*(?:the\s+|le\s+)?$")
+"""The first day of "between the 3rd and 5th of May", "du 11 au 15 août": before a date that starts
+with its day."""
+_LAST_DAY = re.compile(r"(?P<d>[0-3]?\d)(?:st|nd|rd|th)?\b(?![/.:]?\d)")
+"""The last day of "between May 3 and 5": right after the first date and the joint."""
 _AFTER = frozenset({"after", "après", "apres", "since", "depuis"})
 
 
@@ -179,6 +186,22 @@ def parse_date_span(text: str, today: date) -> DateSpan | None:
             if day <= last:
                 return DateSpan(midnight(day), midnight(last + timedelta(days=1)), between.start(),
                                 m2.end() - between.start(), day, explicit or explicit2)
+        elif m.groupdict().get("m") and m.start() == m.start("m") \
+                and (bare := _LAST_DAY.match(text, joint.end())) is not None \
+                and day.day < int(bare.group("d")) <= 31:
+            try:
+                last = day.replace(day=int(bare.group("d")))
+            except ValueError:
+                last = day
+            if last > day:
+                return DateSpan(midnight(day), midnight(last + timedelta(days=1)), between.start(),
+                                bare.end() - between.start(), day, explicit)
+    first_day = _FIRST_DAY.search(prefix)
+    if first_day is not None and m.groupdict().get("d") and m.start() == m.start("d") \
+            and 1 <= int(first_day.group("d")) < day.day:
+        start = day.replace(day=int(first_day.group("d")))
+        return DateSpan(midnight(start), midnight(day + timedelta(days=1)), first_day.start(),
+                        m.end() - first_day.start(), start, explicit)
     for kind, pattern in _SPANS:
         words = pattern.search(prefix)
         if words is not None:

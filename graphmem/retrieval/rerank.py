@@ -45,12 +45,16 @@ def _native(value: Any) -> Any:
     return to_native() if callable(to_native) else value
 
 
+def _named_window(config: RetrievalConfig, query: str, now: datetime | None) -> TimeWindow | None:
+    return parse_time_window(query, now, dates=config.calendar_dates, periods=config.calendar_periods)
+
+
 def reranks(config: RetrievalConfig, query: str, now: datetime | None) -> bool:
     """Whether the re-ranking will run for this query (it then needs full candidate pages from
     every source): session diversity is on, or the query names a time window or an event."""
     if config.session_decay < 1.0:
         return True
-    if config.time_boost > 0 and parse_time_window(query, now, dates=config.calendar_dates) is not None:
+    if config.time_boost > 0 and _named_window(config, query, now) is not None:
         return True
     return config.event_boost > 0 and parse_event_reference(query) is not None
 
@@ -104,7 +108,7 @@ def window_for(
         return window
     # read as if asked the day after the last turn: "yesterday" is the last day of the history
     asked = datetime.combine(last.date() + timedelta(days=1), time(0), tzinfo=UTC)
-    anchored = parse_time_window(query, asked, dates=config.calendar_dates)
+    anchored = _named_window(config, query, asked)
     return replace(anchored, anchor="last turn") if anchored is not None else window
 
 
@@ -122,7 +126,7 @@ def rerank_fused(
     """The final top ``k`` (``fuse(n)`` gives the best ``n`` fused candidates, all from ``scope``)
     and the time window applied, if any (``find_event`` looks up an event the query names when it
     names no time). ``strategy["rerank"]`` records what was done."""
-    window = parse_time_window(query, now, dates=config.calendar_dates) if config.time_boost > 0 else None
+    window = _named_window(config, query, now) if config.time_boost > 0 else None
     event = parse_event_reference(query) if window is None and config.event_boost > 0 and find_event else None
     if window is None and event is None and config.session_decay >= 1.0:
         return fuse(k), None

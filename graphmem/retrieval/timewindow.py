@@ -19,6 +19,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
 
 from .datewindow import parse_date_span
+from .periodwindow import month_window, period_rules
 from .timewords import MONTH, MONTHS, NUM, UNIT, UNIT_DAYS, WEEKDAY, WEEKDAYS, midnight, named, number, vague_days
 
 __all__ = ["TimeWindow", "boost_in_window", "parse_time_window"]
@@ -54,14 +55,6 @@ class TimeWindow:
         return out
 
 
-def _month_window(month: int, year: int | None, today: date) -> tuple[datetime, datetime]:
-    if year is None:
-        year = today.year if month <= today.month else today.year - 1
-    start = date(year, month, 1)
-    end = date(year + (month == 12), month % 12 + 1, 1)
-    return midnight(start), midnight(end)
-
-
 def _ago(n: int, unit_days: int, now: datetime) -> tuple[datetime, datetime]:
     """About ``n`` units before ``now``: the target day +- a quarter of the distance (at least a day,
     a whole unit for weeks and longer)."""
@@ -71,7 +64,7 @@ def _ago(n: int, unit_days: int, now: datetime) -> tuple[datetime, datetime]:
     return day - slack, min(day + timedelta(days=1) + slack, now + timedelta(seconds=1))
 
 
-def _rules(now: datetime) -> list[tuple[re.Pattern[str], Any]]:
+def _rules(now: datetime, periods: bool) -> list[tuple[re.Pattern[str], Any]]:
     today = now.date()
     monday = today - timedelta(days=today.weekday())
 
@@ -94,14 +87,14 @@ def _rules(now: datetime) -> list[tuple[re.Pattern[str], Any]]:
 
     def in_month(m: re.Match[str]) -> tuple[datetime, datetime]:
         year = m.group("year")
-        return _month_window(MONTHS[m.group("month")], int(year) if year else None, today)
+        return month_window(MONTHS[m.group("month")], int(year) if year else None, today)
 
     def ago(m: re.Match[str]) -> tuple[datetime, datetime]:
         return _ago(number(m.group("n")), UNIT_DAYS[m.group("unit")], now)
 
     def part_of_month(m: re.Match[str]) -> tuple[datetime, datetime]:
         year = m.group("year")
-        start, end = _month_window(MONTHS[m.group("month")], int(year) if year else None, today)
+        start, end = month_window(MONTHS[m.group("month")], int(year) if year else None, today)
         days = number(m.group("n")) * UNIT_DAYS[m.group("unit")] if m.group("n") else UNIT_DAYS[m.group("unit")]
         if m.group("which") == "last":
             return end - timedelta(days=days), end
@@ -142,24 +135,33 @@ def _rules(now: datetime) -> list[tuple[re.Pattern[str], Any]]:
         (re.compile(rf"\b(?:last|on|this past)\s+{named(WEEKDAY, 'wd')}\b|"
                     rf"\b{named(WEEKDAY, 'wd2')}\s+dernier\b"),
          last_weekday),
-        (re.compile(rf"\b(?:in|during|en|au mois d[e'])\s*(?:early |late |mid-?)?"
+        (re.compile(rf"\b(?:in|during|en|au mois d[e'])\s*{'' if periods else '(?:early |late |mid-?)?'}"
                     rf"{named(MONTH, 'month')}(?:\s+(?P<year>(?:19|20)\d\d))?\b"), in_month),
+        *(period_rules(today) if periods else []),
     ]
 
 
-def _relative(text: str, now: datetime) -> list[tuple[int, int, datetime, datetime]]:
-    """Every relative expression of ``text`` understood: (position, end, start, end of its window)."""
+def _relative(text: str, now: datetime, periods: bool = True) -> list[tuple[int, int, datetime, datetime]]:
+    """Every relative expression of ``text`` understood, the first of each rule: (position, end,
+    start, end of its window)."""
     found = []
-    for pattern, make in _rules(now):
-        m = pattern.search(text)
-        if m is not None:
-            start, end = make(m)
-            if start < end:
-                found.append((m.start(), m.end(), start, end))
+    for pattern, make in _rules(now, periods):
+        for m in pattern.finditer(text):
+            window = make(m)
+            if window is not None and window[0] < window[1]:
+                found.append((m.start(), m.end(), *window))
+                break
     return found
 
 
-def parse_time_window(query: str, now: datetime | None = None, *, dates: bool = True) -> TimeWindow | None:
+def _first(found: list[tuple[int, int, datetime, datetime]]) -> tuple[int, int, datetime, datetime]:
+    """The expression that comes first; of two at one place, the longer."""
+    return min(found, key=lambda f: (f[0], -f[1]))
+
+
+def parse_time_window(
+    query: str, now: datetime | None = None, *, dates: bool = True, periods: bool = True,
+) -> TimeWindow | None:
     """The window of the first time expression of ``query`` understood, relative to ``now`` (default:
     the current time), or ``None``. A calendar date ("on October 13, 2023", "the week before 3 August")
     comes first (unless ``dates`` is false); a relative expression beside a day ("last Friday, on 23
@@ -175,17 +177,17 @@ def parse_time_window(query: str, now: datetime | None = None, *, dates: bool = 
         lo, hi = dated.pos, dated.pos + dated.length
         start, end = dated.start, dated.end
         if end - start == timedelta(days=1):
-            beside = [f for f in _relative(text, midnight(dated.day))
+            beside = [f for f in _relative(text, midnight(dated.day), periods)
                       if f[1] <= dated.pos or f[0] >= dated.pos + dated.length]
             if beside:
-                pos, stop, w_start, w_end = min(beside, key=lambda f: f[0])
+                pos, stop, w_start, w_end = _first(beside)
                 lo, hi = min(lo, pos), max(hi, stop)
                 start, end = min(start, w_start), max(end, w_end)
         return TimeWindow(start, end, query[lo:hi], "date" if dated.explicit_year else anchor)
-    found = _relative(text, now)
+    found = _relative(text, now, periods)
     if not found:
         return None
-    pos, stop, start, end = min(found, key=lambda f: f[0])
+    pos, stop, start, end = _first(found)
     return TimeWindow(start, end, query[pos:stop], anchor)
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, time
 
-__all__ = ["MONTH", "MONTHS", "MONTH_ABBREVIATIONS", "NUM", "NUMBERS", "UNIT", "UNIT_DAYS", "WEEKDAY", "WEEKDAYS",
-           "midnight", "named", "number", "vague_days"]
+__all__ = ["MONTH", "MONTHS", "MONTH_ABBREVIATIONS", "NUM", "NUMBERS", "SEASON", "SEASONS", "UNIT", "UNIT_DAYS",
+           "WEEKDAY", "WEEKDAYS", "YEAR", "midnight", "month_start", "named", "number", "vague_days"]
 
 NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -35,12 +35,20 @@ WEEKDAYS = {
     "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6,
     "lundi": 0, "mardi": 1, "mercredi": 2, "jeudi": 3, "vendredi": 4, "samedi": 5, "dimanche": 6,
 }
+SEASONS = {
+    "spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12,
+    "printemps": 3, "été": 6, "ete": 6, "automne": 9, "hiver": 12,
+}
+"""The month each season starts in (meteorological seasons of the northern hemisphere: three months
+each; winter starts in December)."""
 
 NUM = r"(\d{1,3}|a couple of|couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|" \
       r"few|several|une?|deux|trois|quatre|cinq|sept|huit|neuf|dix|quelques)"
 UNIT = r"(days?|weeks?|months?|years?|jours?|semaines?|mois|ans?|années?)"
 MONTH = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
 WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
+SEASON = "(" + "|".join(SEASONS) + ")"
+YEAR = r"((?:19|20)\d\d)"
 
 
 def named(pattern: str, name: str) -> str:
@@ -50,6 +58,11 @@ def named(pattern: str, name: str) -> str:
 
 def midnight(d: date) -> datetime:
     return datetime.combine(d, time(0), tzinfo=UTC)
+
+
+def month_start(year: int, month: int) -> datetime:
+    """Midnight on the first day of ``month`` of ``year``; months past 12 run into the next years."""
+    return midnight(date(year + (month - 1) // 12, (month - 1) % 12 + 1, 1))
 
 
 def number(word: str) -> int:

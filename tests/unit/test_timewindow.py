@@ -63,6 +63,26 @@ def _d(day: str) -> datetime:
         ("what did I finish last Friday, on 23 January 2022?", "last Friday, on 23 January 2022", "2022-01-21",
          "2022-01-24"),
         ("the day after 3 March 2023", "the day after 3 March 2023", "2023-03-03", "2023-03-05"),
+        ("where was I between the 3rd and 5th of May?", "between the 3rd and 5th of May", "2024-05-03", "2024-05-06"),
+        ("between May 3 and 5", "between May 3 and 5", "2024-05-03", "2024-05-06"),
+        ("du 11 au 15 août 2023", "du 11 au 15 août 2023", "2023-08-11", "2023-08-16"),
+        # seasons: a season's window runs on for one more season (it is told of afterwards)
+        ("What did we do last summer?", "last summer", "2023-06-01", "2023-12-02"),
+        ("what did I do this past winter", "this past winter", "2023-12-01", "2024-05-31"),
+        ("during the summer", "during the summer", "2024-06-01", "2024-12-02"),
+        ("in the fall", "in the fall", "2023-09-01", "2024-03-01"),
+        ("trips in summer 2021", "in summer 2021", "2021-06-01", "2021-12-02"),
+        ("winter 2022", "winter 2022", "2021-12-01", "2022-05-30"),
+        ("l'été dernier", "l'été dernier", "2023-06-01", "2023-12-02"),
+        ("au printemps 2023", "au printemps 2023", "2023-03-01", "2023-09-01"),
+        # parts of a period: its third, with a tenth as slack, on to the end of the period
+        ("towards the end of summer 2023", "towards the end of summer 2023", "2023-07-23T03:12", "2023-09-10T04:48"),
+        ("in the beginning of November 2022", "in the beginning of November 2022", "2022-10-29", "2022-12-04"),
+        ("in early March", "in early March", "2024-02-26T21:36", "2024-04-04T02:24"),
+        ("mi-août", "mi-août", "2023-08-08T05:36", "2023-09-04T02:24"),
+        ("fin mars", "fin mars", "2024-03-18T13:36", "2024-04-04T02:24"),
+        ("between August and November 2023", "between August and November 2023", "2023-08-01", "2023-12-01"),
+        ("entre mars et mai", "entre mars et mai", "2024-03-01", "2024-06-01"),
     ],
 )
 def test_windows(query: str, phrase: str, start: str, end: str) -> None:
@@ -75,6 +95,7 @@ def test_windows(query: str, phrase: str, start: str, end: str) -> None:
     "what did I do before I moved", "how many days before the wedding did I buy shoes",
     "I may 5 things", "the meeting of 03/04/2023", "what did I buy on Feb 30 2023", "version 2.3.2023",
     "I may go to Paris", "what is my favourite colour", "",
+    "did his son fall off his bike", "plans for the summer", "next summer", "the hot spring", "cold winter days",
 ])
 def test_no_window(query: str) -> None:
     assert parse_time_window(query, NOW) is None
@@ -88,6 +109,12 @@ def test_open_windows_and_explicit_years() -> None:
     assert since is not None and (since.start, since.end, since.phrase) == (_d("2024-05-01"), OPEN_END, "since 1 May")
     assert since.anchor == "query date"  # its year comes from the query's date
     assert parse_time_window("what did we decide on October 13, 2023?", NOW, dates=False) is None
+
+
+def test_periods_knob_keeps_the_whole_month() -> None:
+    w = parse_time_window("what happened in early March", NOW, periods=False)
+    assert w is not None and (w.start, w.end) == (_d("2024-03-01"), _d("2024-04-01"))
+    assert parse_time_window("what did we do last summer", NOW, periods=False) is None
 
 
 def test_first_expression_wins_and_now_defaults_to_the_current_time() -> None:

@@ -1,0 +1,118 @@
+"""Periods a query names that are longer than a day and not a whole month: seasons ("last summer",
+"summer 2022", "in the fall", "towards the end of summer 2023", "l'été dernier", "au printemps"),
+parts of a month ("the beginning of November 2022", "early March", "mid-August", "fin mars") and
+month ranges ("between August and November 2023", "from March to May", "entre mars et mai").
+
+Seasons are the northern hemisphere's meteorological ones: spring March to May, summer June to
+August, autumn September to November, winter December to February ("winter 2022" is the winter that
+ends in 2022). A season without a year is the latest one begun by the query's date ("this summer",
+"in the fall"), or the latest one over by then ("last summer", "this past winter", "l'hiver
+dernier"). A part of a period is its first, middle or last third, with a tenth of the period as
+slack on each side.
+
+People tell of a season during it and for a while after ("last summer we went camping", said in
+October), and of a part of a month until the month is out. So a season's window runs on for one more
+season, and a part's window runs to the end of its month or season; "next summer" (a plan, told
+before) is not read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
+
+from .timewords import MONTH, MONTHS, SEASON, SEASONS, YEAR, midnight, month_start, named
+
+__all__ = ["month_window", "period_rules"]
+
+Window = tuple[datetime, datetime]
+Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], Window | None]]
+
+_PART_INDEX = {
+    "beginning": 0, "start": 0, "early": 0, "début": 0, "debut": 0,
+    "middle": 1, "mid": 1, "milieu": 1, "mi": 1,
+    "end": 2, "late": 2, "fin": 2,
+}
+_LAST = frozenset({"last", "this past", "past", "previous", "dernier"})
+
+_EN_PART = (r"(?:(?:at|in|towards?|around|by|during)\s+)?(?:the\s+)?(?P<part>beginning|start|end|middle)\s+of\s+"
+            r"(?:the\s+)?|(?:(?:in|during)\s+)?(?P<part2>early|late|mid)[- ]?")
+_FR_PART = r"(?:(?:au|à la|a la|en)\s+)?(?P<part>début|debut|fin|milieu|mi)(?:-|\s+(?:du mois\s+)?(?:de\s+|d'|du\s+)?)"
+_EN_SEASON = re.compile(
+    rf"\b(?:{_EN_PART}|(?P<during>in|during|over|throughout)\s+(?:the\s+)?)?"
+    rf"(?:(?P<which>last|this past|past|previous|this)\s+)?{named(SEASON, 'season')}"
+    rf"(?:\s+(?:of\s+)?{named(YEAR, 'year')})?\b")
+_FR_SEASON = re.compile(
+    rf"(?:\b{_FR_PART}\s*)?(?:\b(?P<which>cet|ce)\s+|\b(?P<during>en|au|à l'|a l')\s*|\b(?:l'|le\s+))?"
+    rf"{named(SEASON, 'season')}(?:\s+(?P<last>dernier))?(?:\s+{named(YEAR, 'year')})?\b")
+_EN_MONTH_PART = re.compile(rf"\b(?:{_EN_PART})\s*{named(MONTH, 'month')}(?:,?\s+{named(YEAR, 'year')})?\b")
+_FR_MONTH_PART = re.compile(rf"\b{_FR_PART}\s*{named(MONTH, 'month')}(?:\s+{named(YEAR, 'year')})?\b")
+_MONTH_RANGE = re.compile(
+    rf"\b(?:between|from|entre|de|d')\s*{named(MONTH, 'm1')}(?:,?\s+{named(YEAR, 'y1')})?\s+"
+    rf"(?:and|to|until|till|through|et|à|a|jusqu'à|jusqu'en)\s+{named(MONTH, 'm2')}(?:,?\s+{named(YEAR, 'y2')})?\b")
+
+
+def month_window(month: int, year: int | None, today: date) -> Window:
+    """The whole of ``month`` of ``year`` (without a year: the latest such month begun by ``today``)."""
+    if year is None:
+        year = today.year if month <= today.month else today.year - 1
+    return month_start(year, month), month_start(year, month + 1)
+
+
+def _part(start: datetime, end: datetime, part: str | None) -> Window:
+    """The first, middle or last third of ``[start, end)`` (a tenth of it as slack on each side),
+    running on to ``end``: what happened in a part is told then or later that period."""
+    if part is None:
+        return start, end
+    third, slack = (end - start) / 3, (end - start) / 10
+    return start + _PART_INDEX[part] * third - slack, end + slack
+
+
+def _season(first_month: int, year: int) -> Window:
+    return month_start(year, first_month), month_start(year, first_month + 3)
+
+
+def period_rules(today: date) -> list[Rule]:
+    """The rules of this module for a query asked on ``today``: (pattern, window of a match or
+    ``None`` when the match is not a period after all)."""
+    midnight_today = midnight(today)
+
+    def season(m: re.Match[str]) -> Window | None:
+        groups = m.groupdict()
+        part = groups.get("part") or groups.get("part2")
+        which = groups.get("which") or groups.get("last")
+        first = SEASONS[m.group("season")]
+        if m.group("year"):
+            year = int(m.group("year")) - (first == 12)
+        elif which is None and part is None and groups.get("during") is None:
+            return None  # "fall off a bike", "the spring in his step", "l'été est chaud"
+        else:
+            year = today.year
+            if which in _LAST:
+                while _season(first, year)[1] > midnight_today:
+                    year -= 1
+            else:
+                while _season(first, year)[0] > midnight_today:
+                    year -= 1
+        start, end = _season(first, year)
+        start, end = _part(start, end, part)
+        return start, end + (end - start if part is None else timedelta(0))
+
+    def month_part(m: re.Match[str]) -> Window:
+        groups = m.groupdict()
+        year = m.group("year")
+        start, end = month_window(MONTHS[m.group("month")], int(year) if year else None, today)
+        return _part(start, end, groups.get("part") or groups.get("part2"))
+
+    def month_range(m: re.Match[str]) -> Window | None:
+        m1, m2 = MONTHS[m.group("m1")], MONTHS[m.group("m2")]
+        y2 = int(m.group("y2")) if m.group("y2") else None
+        _, end = month_window(m2, y2, today)
+        last_year = (end - timedelta(days=1)).year
+        y1 = int(m.group("y1")) if m.group("y1") else (last_year if m1 <= m2 else last_year - 1)
+        start = month_start(y1, m1)
+        return (start, end) if start < end else None
+
+    return [(_EN_SEASON, season), (_FR_SEASON, season), (_EN_MONTH_PART, month_part),
+            (_FR_MONTH_PART, month_part), (_MONTH_RANGE, month_range)]
