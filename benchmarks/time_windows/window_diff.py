@@ -1,12 +1,14 @@
-"""Question-by-question effect of the event windows on a kept LoCoMo load (analysis, not a benchmark).
+"""Question-by-question effect of one kind of time window on a kept LoCoMo load (analysis, not a benchmark).
 
-For every LoCoMo question that names an event ("after the accident", "before meeting Maria"), runs
-the default hybrid search and the same with ``event_boost=0``, and prints R@5 / R@10 of both, the
-event clause and the turn found for it. Lines start with ``+`` (the window helped), ``-`` (it hurt)
-or blanks.
+``--off event``: for every LoCoMo question that names an event ("after the accident", "before
+meeting Maria"), runs the default hybrid search and the same with ``event_boost=0``. ``--off
+periods``: for every question whose window changes without seasons and parts of months ("last
+summer", "the beginning of November 2022"), the default and ``calendar_periods=False``. Prints
+R@5 / R@10 of both and what the default read (the event clause and its turn, or the window). Lines
+start with ``+`` (the window helped), ``-`` (it hurt) or blanks.
 
     GRAPHMEM_EMBEDDER=local GRAPHMEM_HOME=... GRAPHMEM_BOLT_PORT=... \\
-        python benchmarks/time_windows/event_diff.py /graphmem-bench/locomo-<id> \\
+        python benchmarks/time_windows/window_diff.py /graphmem-bench/locomo-<id> --off periods \\
         --data ../shared/benchmarks/locomo/locomo10.json
 """
 
@@ -20,6 +22,7 @@ from pathlib import Path
 from graphmem.memory import GraphMemory
 from graphmem.retrieval import RetrievalConfig, Scope, Searcher
 from graphmem.retrieval.eventwindow import parse_event_reference
+from graphmem.retrieval.timewindow import parse_time_window
 from graphmem_devtools.bench.locomo import load_locomo, recall
 from graphmem_devtools.statements import dev_db
 
@@ -28,19 +31,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("namespace", help="a load kept by `graphmem bench locomo --keep`")
     parser.add_argument("--data", type=Path, default=Path("../shared/benchmarks/locomo/locomo10.json"))
+    parser.add_argument("--off", choices=("event", "periods"), default="event")
     args = parser.parse_args()
     mem = GraphMemory.from_settings()
     ns = args.namespace
     id2dia = {r["id"]: r["sourceId"] for r in dev_db(mem.db).read("bench/turn_sources", prefix=ns + "/")}
     on = Searcher(mem.db, mem.embedder, RetrievalConfig(), dimensions=mem.embedding_dimensions)
-    off = Searcher(mem.db, mem.embedder, replace(RetrievalConfig(), event_boost=0.0),
-                   dimensions=mem.embedding_dimensions)
+    knob = {"event_boost": 0.0} if args.off == "event" else {"calendar_periods": False}
+    off = Searcher(mem.db, mem.embedder, replace(RetrievalConfig(), **knob), dimensions=mem.embedding_dimensions)
     tally = {"+": 0, "-": 0, " ": 0}
     for conv in load_locomo(args.data):
         scope = Scope("directory", f"{ns}/{conv.sample_id}")
         now = max(t.timestamp for ts in conv.sessions.values() for t in ts) + timedelta(days=1)
         for q in conv.questions:
-            if parse_event_reference(q.question) is None:
+            if args.off == "event" and parse_event_reference(q.question) is None:
+                continue
+            if args.off == "periods" and parse_time_window(q.question, now) == parse_time_window(
+                    q.question, now, periods=False):
                 continue
             a = on.search(q.question, scope=scope, levels=[0], k=10, now=now)
             b = off.search(q.question, scope=scope, levels=[0], k=10, now=now)
@@ -48,8 +55,8 @@ def main() -> None:
             rb = [recall(q.evidence, [id2dia.get(h.id, "") for h in b.hits], k) for k in (5, 10)]
             mark = " " if ra == rb else ("+" if sum(ra) > sum(rb) else "-")
             tally[mark] += 1
-            event = (a.strategy.get("rerank") or {}).get("event")
-            print(f"{mark} on {ra} off {rb} cat {q.category} {q.question} | {event}")
+            read = (a.strategy.get("rerank") or {}).get("event") if args.off == "event" else a.time_window
+            print(f"{mark} on {ra} off {rb} cat {q.category} {q.question} | {read}")
     print(f"helped {tally['+']}, hurt {tally['-']}, unchanged {tally[' ']}")
 
 
