@@ -139,6 +139,25 @@ def test_a_calendar_date_lifts_that_day_whatever_the_query_date(mem: GraphMemory
     assert [h.id for h in off.hits] == [may, october] and off.time_window is None
 
 
+def test_a_season_lifts_the_turns_of_that_season_and_the_next(mem: GraphMemory, namespace: str) -> None:
+    cwd = namespace + "/season"
+    spring = _turn(mem, cwd, datetime(2023, 4, 2, 10, 0, tzinfo=UTC), "We went hiking, hiking all day on the ridge.",
+                   "Hiking the ridge sounds great, hiking boots help.")
+    autumn = _turn(mem, cwd, datetime(2023, 10, 3, 11, 0, tzinfo=UTC), "In August we went hiking near the lake.",
+                   "Nice, the lake is lovely.")
+    mem.await_text_index()
+    mem.searcher(replace(RetrievalConfig(), time_boost=1.0))
+    scope = Scope.directory(cwd)
+    asked = datetime(2024, 1, 15, tzinfo=UTC)
+    res = mem.search("where did I go hiking last summer?", scope=scope, levels=(0,), k=2, mode="text", now=asked)
+    assert [h.id for h in res.hits] == [autumn, spring]  # told in October: a season is told of afterwards
+    assert res.time_window is not None and res.time_window["phrase"] == "last summer"
+    assert res.time_window["start"] == "2023-06-01T00:00:00+00:00"
+    mem.searcher(replace(RetrievalConfig(), time_boost=1.0, calendar_periods=False))
+    off = mem.search("where did I go hiking last summer?", scope=scope, levels=(0,), k=2, mode="text", now=asked)
+    assert [h.id for h in off.hits] == [spring, autumn] and off.time_window is None
+
+
 def test_an_event_the_query_names_splits_the_history_at_the_turn_that_tells_it(
     mem: GraphMemory, namespace: str,
 ) -> None:
