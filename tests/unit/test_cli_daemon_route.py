@@ -122,6 +122,7 @@ def test_a_capturing_thread_keeps_its_output_and_others_pass_through(monkeypatch
 
 
 _RELEASE = threading.Event()
+_SLOW_DONE = threading.Event()
 
 
 def _fake_runner(argv: list[str], *, memory: Any, cwd: str) -> int | None:
@@ -131,6 +132,7 @@ def _fake_runner(argv: list[str], *, memory: Any, cwd: str) -> int | None:
     if argv[:1] == ["slow"]:
         _RELEASE.wait(60)
         print("too late")
+        _SLOW_DONE.set()
         return 0
     if argv[:1] == ["boom"]:
         raise RuntimeError("a bug")
@@ -175,6 +177,7 @@ def test_the_daemon_answers_a_read_command(serving: tuple[Daemon, Path], capsys:
         assert through_daemon(["slow"]) is None  # no answer in time: the client runs it itself
     finally:
         _RELEASE.set()
+    assert _SLOW_DONE.wait(60)  # its late line went into its own capture, not to this terminal
     assert capsys.readouterr() == ("", "")
 
 
