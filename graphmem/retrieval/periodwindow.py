@@ -1,14 +1,15 @@
 """Periods a query names that are longer than a day and not a whole month: seasons ("last summer",
 "summer 2022", "in the fall", "towards the end of summer 2023", "l'été dernier", "au printemps"),
-parts of a month ("the beginning of November 2022", "early March", "mid-August", "fin mars") and
+parts of a month ("the beginning of November 2022", "early March", "mid-August", "the first half of
+September 2022", "fin mars") and
 month ranges ("between August and November 2023", "from March to May", "entre mars et mai").
 
 Seasons are the northern hemisphere's meteorological ones: spring March to May, summer June to
 August, autumn September to November, winter December to February ("winter 2022" is the winter that
 ends in 2022). A season without a year is the latest one begun by the query's date ("this summer",
 "in the fall"), or the latest one over by then ("last summer", "this past winter", "l'hiver
-dernier"). A part of a period is its first, middle or last third, with a tenth of the period as
-slack on each side.
+dernier"). A part of a period is its first, middle or last third (or half), with a tenth of the
+period as slack on each side.
 
 People tell of a season during it and for a while after ("last summer we went camping", said in
 October), and of a part of a month until the month is out. So a season's window runs on for one more
@@ -36,7 +37,8 @@ _PART_INDEX = {
 }
 _LAST = frozenset({"last", "this past", "past", "previous", "dernier"})
 
-_EN_PART = (r"(?:(?:at|in|towards?|around|by|during)\s+)?(?:the\s+)?(?P<part>beginning|start|end|middle)\s+of\s+"
+_EN_PART = (r"(?:(?:at|in|towards?|around|by|during)\s+)?(?:the\s+)?"
+            r"(?P<part>beginning|start|end|middle|first half|second half|last half)\s+of\s+"
             r"(?:the\s+)?|(?:(?:in|during)\s+)?(?P<part2>early|late|mid)[- ]?")
 _FR_PART = r"(?:(?:au|à la|a la|en)\s+)?(?P<part>début|debut|fin|milieu|mi)(?:-|\s+(?:du mois\s+)?(?:de\s+|d'|du\s+)?)"
 _EN_SEASON = re.compile(
@@ -60,13 +62,19 @@ def month_window(month: int, year: int | None, today: date) -> Window:
     return month_start(year, month), month_start(year, month + 1)
 
 
+_HALF = {"first half": 0, "second half": 1, "last half": 1}
+
+
 def _part(start: datetime, end: datetime, part: str | None) -> Window:
-    """The first, middle or last third of ``[start, end)`` (a tenth of it as slack on each side),
-    running on to ``end``: what happened in a part is told then or later that period."""
+    """From the start of the first, middle or last third of ``[start, end)`` (or of its first or
+    second half) to ``end``, with a tenth of the period as slack on each side: what happened in a
+    part is told then or later that period."""
     if part is None:
         return start, end
-    third, slack = (end - start) / 3, (end - start) / 10
-    return start + _PART_INDEX[part] * third - slack, end + slack
+    slack = (end - start) / 10
+    if part in _HALF:
+        return start + _HALF[part] * (end - start) / 2 - slack, end + slack
+    return start + _PART_INDEX[part] * (end - start) / 3 - slack, end + slack
 
 
 def _season(first_month: int, year: int) -> Window:
