@@ -9,7 +9,8 @@ August, autumn September to November, winter December to February ("winter 2022"
 ends in 2022). A season without a year is the latest one begun by the query's date ("this summer",
 "in the fall"), or the latest one over by then ("last summer", "this past winter", "l'hiver
 dernier"). A part of a period is its first, middle or last third (or half), with a tenth of the
-period as slack on each side.
+period as slack on each side; without a year, a part still to come is last year's ("late June",
+asked on June 5).
 
 People tell of a season during it and for a while after ("last summer we went camping", said in
 October), and of a part of a month until the month is out. So a season's window runs on for one more
@@ -103,15 +104,18 @@ def period_rules(today: date) -> list[Rule]:
             else:
                 while _season(first, year)[0] > midnight_today:
                     year -= 1
-        start, end = _season(first, year)
-        start, end = _part(start, end, part)
+        start, end = _part(*_season(first, year), part)
+        if start > midnight_today and not m.group("year") and which is None:
+            start, end = _part(*_season(first, year - 1), part)  # "mid-summer" on June 5: last year's
         return start, end + (end - start if part is None else timedelta(0))
 
     def month_part(m: re.Match[str]) -> Window:
         groups = m.groupdict()
-        year = m.group("year")
-        start, end = month_window(MONTHS[m.group("month")], int(year) if year else None, today)
-        return _part(start, end, groups.get("part") or groups.get("part2"))
+        part, month, year = groups.get("part") or groups.get("part2"), MONTHS[m.group("month")], m.group("year")
+        start, end = _part(*month_window(month, int(year) if year else None, today), part)
+        if start > midnight_today and not year:
+            start, end = _part(*month_window(month, today.year - 1, today), part)  # "late June" on June 5
+        return start, end
 
     def month_range(m: re.Match[str]) -> Window | None:
         m1, m2 = MONTHS[m.group("m1")], MONTHS[m.group("m2")]

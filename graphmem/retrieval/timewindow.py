@@ -1,12 +1,12 @@
 """Time windows named in a query: "yesterday", "last weekend", "in March", "two weeks ago",
-"il y a 3 jours", relative to the query's own date, and calendar dates ("on October 13, 2023", "the
-week before 3 August", "as of 27 March": :mod:`.datewindow`).
+"il y a 3 jours", relative to the query's own date, calendar dates ("on October 13, 2023", "the
+week before 3 August", "as of 27 March": :mod:`.datewindow`), and seasons, parts of a month and
+month ranges ("last summer", "early March", "between August and November": :mod:`.periodwindow`).
 
 :func:`parse_time_window` finds the first time expression it understands (English or French) and
 returns the half-open UTC window ``[start, end)`` it designates, widened by a little slack where
 people are vague ("two weeks ago" is about that week, not to the day). Expressions relative to an
-event ("before I moved", "after the wedding") are not understood and yield ``None``: the search then
-runs without a window. :func:`boost_in_window` lifts the ranked candidates whose timestamp falls in
+event ("before I moved", "after the wedding") yield ``None`` here: :mod:`.eventwindow` reads them. :func:`boost_in_window` lifts the ranked candidates whose timestamp falls in
 the window (a soft filter: evidence outside the window can still rank).
 """
 

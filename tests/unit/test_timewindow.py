@@ -82,6 +82,7 @@ def _d(day: str) -> datetime:
         ("was the first half of September 2022 good?", "the first half of September 2022", "2022-08-29",
          "2022-10-04"),
         ("the second half of March", "the second half of March", "2024-03-13T09:36", "2024-04-04T02:24"),
+        ("what did I do in late June", "in late June", "2023-06-18", "2023-07-04"),  # to come: last year's
         ("mi-août", "mi-août", "2023-08-08T05:36", "2023-09-04T02:24"),
         ("fin mars", "fin mars", "2024-03-18T13:36", "2024-04-04T02:24"),
         ("between August and November 2023", "between August and November 2023", "2023-08-01", "2023-12-01"),
