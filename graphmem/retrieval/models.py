@@ -228,8 +228,9 @@ class RetrievalConfig:
     """Read calendar dates in queries as time windows: "on October 13, 2023", "the week before 3
     August", "as of 1 May" (``retrieval.datewindow``; False = only relative expressions)."""
     calendar_periods: bool = True
-    """Read seasons, parts of a month and month ranges as time windows: "last summer", "the beginning
-    of November 2022", "mid-August", "between August and November 2023" (``retrieval.periodwindow``)."""
+    """Read seasons, parts of a month, month ranges and spans from or up to a month as time windows:
+    "last summer", "the beginning of November 2022", "mid-August", "between August and November
+    2023", "since March", "since the start of the year" (``retrieval.periodwindow``)."""
     event_boost: float = 0.3
     """When the query names no time but an event ("before I moved", "after the wedding",
     ``retrieval.eventwindow``), candidates on that side of the turn that tells the event gain this x

@@ -2,7 +2,9 @@
 "summer 2022", "in the fall", "towards the end of summer 2023", "l'été dernier", "au printemps"),
 parts of a month ("the beginning of November 2022", "early March", "mid-August", "the first half of
 September 2022", "fin mars") and
-month ranges ("between August and November 2023", "from March to May", "entre mars et mai").
+month ranges ("between August and November 2023", "from March to May", "entre mars et mai"), and
+spans open on one side ("since March", "before May 2023", "until April", "since the start of the
+year", "depuis mars": from or up to that month, as "since 1 May" is from that day).
 
 Seasons are the northern hemisphere's meteorological ones: spring March to May, summer June to
 August, autumn September to November, winter December to February ("winter 2022" is the winter that
@@ -24,6 +26,7 @@ import re
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
+from .datewindow import OPEN_END, OPEN_START
 from .timewords import MONTH, MONTHS, SEASON, SEASONS, YEAR, midnight, month_start, named
 
 __all__ = ["month_window", "period_rules"]
@@ -54,6 +57,13 @@ _FR_MONTH_PART = re.compile(rf"\b{_FR_PART}\s*{named(MONTH, 'month')}(?:\s+{name
 _MONTH_RANGE = re.compile(
     rf"\b(?:between|from|entre|de|d')\s*{named(MONTH, 'm1')}(?:,?\s+{named(YEAR, 'y1')})?\s+"
     rf"(?:and|to|until|till|through|et|à|a|jusqu'à|jusqu'en)\s+{named(MONTH, 'm2')}(?:,?\s+{named(YEAR, 'y2')})?\b")
+_OPEN_MONTH = re.compile(
+    r"\b(?P<rel>since|after|before|until|till|up to|depuis|après|apres|avant|jusqu'en|jusqu'à|jusqu'a)\s+"
+    rf"(?:the\s+)?(?:(?P<edge>start|beginning|end)\s+of\s+)?{named(MONTH, 'month')}(?:,?\s+{named(YEAR, 'year')})?\b")
+_OPEN_CURRENT = re.compile(
+    r"\b(?P<rel>since|after|depuis)\s+(?:the\s+|le\s+)?(?:start|beginning|début|debut)\s+(?:of\s+(?:the|this)\s+|"
+    r"de\s+l'|du\s+|de\s+ce\s+)(?P<unit>year|month|année|annee|mois)\b")
+_FROM = frozenset({"since", "after", "depuis", "après", "apres"})
 
 
 def month_window(month: int, year: int | None, today: date) -> Window:
@@ -126,5 +136,21 @@ def period_rules(today: date) -> list[Rule]:
         start = month_start(y1, m1)
         return (start, end) if start < end else None
 
+    def open_month(m: re.Match[str]) -> Window:
+        year = m.group("year")
+        start, end = month_window(MONTHS[m.group("month")], int(year) if year else None, today)
+        rel, edge = m.group("rel"), m.group("edge")
+        if rel not in _FROM:  # "before May" ends where May starts; "until May", "before the end of May" with it
+            return OPEN_START, start if rel in ("before", "avant") and edge is None else end
+        if edge == "end":  # "since the end of March"
+            return _part(start, end, "end")[0], OPEN_END
+        # "since March", "since the start of March" from its first day; "after March" from April
+        return (end if rel in ("after", "après", "apres") and edge is None else start), OPEN_END
+
+    def open_current(m: re.Match[str]) -> Window:
+        year_long = m.group("unit") in ("year", "année", "annee")
+        return midnight(today.replace(month=1, day=1) if year_long else today.replace(day=1)), OPEN_END
+
     return [(_EN_SEASON, season), (_FR_SEASON, season), (_EN_MONTH_PART, month_part),
-            (_FR_MONTH_PART, month_part), (_MONTH_RANGE, month_range)]
+            (_FR_MONTH_PART, month_part), (_MONTH_RANGE, month_range), (_OPEN_MONTH, open_month),
+            (_OPEN_CURRENT, open_current)]

@@ -115,6 +115,26 @@ def test_open_windows_and_explicit_years() -> None:
     assert parse_time_window("what did we decide on October 13, 2023?", NOW, dates=False) is None
 
 
+@pytest.mark.parametrize(
+    ("query", "phrase", "start", "end"),
+    [
+        ("what changed since March?", "since March", "2024-03-01", None),
+        ("bugs fixed after March", "after March", "2024-04-01", None),
+        ("since the end of March", "since the end of March", "2024-03-18T13:36", None),
+        ("since the start of the year", "since the start of the year", "2024-01-01", None),
+        ("depuis le début de l'année", "depuis le début de l'année", "2024-01-01", None),
+        ("depuis mars", "depuis mars", "2024-03-01", None),
+        ("what did we use before May 2023", "before May 2023", None, "2023-05-01"),
+        ("until April", "until April", None, "2024-05-01"),
+        ("jusqu'en avril 2023", "jusqu'en avril 2023", None, "2023-05-01"),
+    ],
+)
+def test_spans_open_on_one_side_of_a_month(query: str, phrase: str, start: str | None, end: str | None) -> None:
+    w = parse_time_window(query, NOW)
+    assert w is not None and w.phrase == phrase
+    assert w.start == (_d(start) if start else OPEN_START) and w.end == (_d(end) if end else OPEN_END)
+
+
 def test_periods_knob_keeps_the_whole_month() -> None:
     w = parse_time_window("what happened in early March", NOW, periods=False)
     assert w is not None and (w.start, w.end) == (_d("2024-03-01"), _d("2024-04-01"))
