@@ -114,6 +114,10 @@ def _rules(now: datetime, periods: bool) -> list[tuple[re.Pattern[str], Any]]:
          fixed(today, today + timedelta(days=1))),
         (re.compile(r"\b(?:last|past|previous) weekend\b|\bweek-?end dernier\b|\bce week-?end\b"),
          last_weekend),
+        (re.compile(r"\b(?:the )?week-?end before last\b"), lambda m: tuple(
+            t - timedelta(days=7) for t in last_weekend(m))),
+        (re.compile(r"\b(?:the )?week before last\b|\bla semaine d'avant\b"),
+         fixed(monday - timedelta(days=14), monday - timedelta(days=7))),
         (re.compile(r"\b(?:last|previous) week\b|\bla semaine (?:dernière|derniere|passée|passee)\b"),
          fixed(monday - timedelta(days=7), monday)),
         (re.compile(r"\bthis week\b|\bcette semaine\b"), fixed(monday, today + timedelta(days=1))),

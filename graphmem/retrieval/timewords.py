@@ -11,14 +11,16 @@ __all__ = ["MONTH", "MONTHS", "MONTH_ABBREVIATIONS", "NUM", "NUMBERS", "SEASON",
 
 NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple": 2, "a couple of": 2, "couple of": 2, "few": 3,
-    "a few": 3, "several": 3,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+    "couple": 2, "a couple of": 2, "couple of": 2, "few": 3, "a few": 3, "several": 3,
     "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8,
-    "neuf": 9, "dix": 10, "quelques": 3,
+    "neuf": 9, "dix": 10, "onze": 11, "douze": 12, "quinze": 15, "vingt": 20, "trente": 30, "quelques": 3,
 }
 UNIT_DAYS = {
     "day": 1, "days": 1, "jour": 1, "jours": 1,
     "week": 7, "weeks": 7, "semaine": 7, "semaines": 7,
+    "weekend": 7, "weekends": 7, "week-end": 7, "week-ends": 7, "fortnight": 14, "fortnights": 14,
     "month": 30, "months": 30, "mois": 30,
     "year": 365, "years": 365, "an": 365, "ans": 365, "année": 365, "années": 365,
 }
@@ -42,9 +44,8 @@ SEASONS = {
 """The month each season starts in (meteorological seasons of the northern hemisphere: three months
 each; winter starts in December)."""
 
-NUM = r"(\d{1,3}|a couple of|couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|" \
-      r"few|several|une?|deux|trois|quatre|cinq|sept|huit|neuf|dix|quelques)"
-UNIT = r"(days?|weeks?|months?|years?|jours?|semaines?|mois|ans?|années?)"
+NUM = r"(\d{1,3}|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + ")"
+UNIT = r"(days?|week-?ends?|weeks?|fortnights?|months?|years?|jours?|semaines?|mois|ans?|années?)"
 MONTH = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
 WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
 SEASON = "(" + "|".join(SEASONS) + ")"
