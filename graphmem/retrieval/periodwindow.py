@@ -58,7 +58,7 @@ _MONTH_RANGE = re.compile(
     rf"\b(?:between|from|entre|de|d')\s*{named(MONTH, 'm1')}(?:,?\s+{named(YEAR, 'y1')})?\s+"
     rf"(?:and|to|until|till|through|et|à|a|jusqu'à|jusqu'en)\s+{named(MONTH, 'm2')}(?:,?\s+{named(YEAR, 'y2')})?\b")
 _OPEN_MONTH = re.compile(
-    r"\b(?P<rel>since|after|before|until|till|up to|depuis|après|apres|avant|jusqu'en|jusqu'à|jusqu'a)\s+"
+    r"\b(?P<rel>since|after|before|until|till|depuis|après|apres|avant|jusqu'en|jusqu'à|jusqu'a)\s+"
     rf"(?:the\s+)?(?:(?P<edge>start|beginning|end)\s+of\s+)?{named(MONTH, 'month')}(?:,?\s+{named(YEAR, 'year')})?\b")
 _OPEN_CURRENT = re.compile(
     r"\b(?P<rel>since|after|depuis)\s+(?:the\s+|le\s+)?(?:start|beginning|début|debut)\s+(?:of\s+(?:the|this)\s+|"
