@@ -14,7 +14,7 @@ when its own words match the query poorly.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..db import Database
@@ -22,10 +22,12 @@ from .hits import Candidate, SearchRun, ms_since
 from .models import RetrievalConfig
 from .scopes import Scope
 
-__all__ = ["GRAPH_EDGES", "fact_seeds", "graph_candidates"]
+__all__ = ["FACT_SEED_FILES", "GRAPH_EDGES", "fact_seeds", "graph_candidates"]
 
 GRAPH_EDGES = ("next", "covers", "file", "subject", "fact")
 """The edge kinds the graph source follows (``RetrievalConfig.graph_edge_weights`` keys)."""
+FACT_SEED_FILES = ("search/fact_seeds_exact_session", "search/fact_seeds_exact_cwd", "search/fact_seeds_exact_project")
+"""The exact fact-seed statements chosen at run time (``search/fact_seeds_exact_<scope kind>``)."""
 
 
 def _scaled(seeds: Sequence[tuple[str, str, float]]) -> list[tuple[str, str, float]]:
@@ -34,14 +36,23 @@ def _scaled(seeds: Sequence[tuple[str, str, float]]) -> list[tuple[str, str, flo
 
 
 def fact_seeds(db: Database, config: RetrievalConfig, vector: Sequence[float], scope: Scope,
-               run: SearchRun) -> list[tuple[str, str, float]]:
+               run: SearchRun, scope_size: Callable[[Scope], tuple[int, int]] | None = None,
+               ) -> list[tuple[str, str, float]]:
     """The ``graph_fact_seeds`` current facts nearest to the query ``vector`` that were extracted
-    from turns of ``scope`` (``(id, "fact", cosine)``, best first); none when the ``fact`` edge is off."""
+    from turns of ``scope`` (``(id, "fact", cosine)``, best first); none when the ``fact`` edge is off.
+    A scope of at most ``exact_scan_max`` turns (``scope_size`` gives its turns and summaries) has its
+    facts scanned exactly, so other scopes' facts never crowd them out; a larger one, or everything,
+    reads the ``graph_fact_fetch`` facts nearest to the query over every scope from the fact index
+    and keeps its own."""
     if config.graph_fact_seeds <= 0 or config.graph_edge_weights.get("fact", 0.0) <= 0:
         return []
     t0 = time.perf_counter()
-    rows = db.read("search/fact_seeds", vector=list(vector), kind=scope.file_kind, value=scope.value,
-                   k=config.graph_fact_seeds, fetch=max(config.graph_fact_fetch, config.graph_fact_seeds))
+    if scope.value is not None and scope_size is not None and scope_size(scope)[0] <= config.exact_scan_max:
+        rows = db.read(f"search/fact_seeds_exact_{scope.file_kind}", vector=list(vector), value=scope.value,
+                       k=config.graph_fact_seeds)
+    else:
+        rows = db.read("search/fact_seeds", vector=list(vector), kind=scope.file_kind, value=scope.value,
+                       k=config.graph_fact_seeds, fetch=max(config.graph_fact_fetch, config.graph_fact_seeds))
     run.timings["fact_seeds"] = ms_since(t0)
     return [(str(r["id"]), "fact", float(r["cosine"])) for r in rows]
 

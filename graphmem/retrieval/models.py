@@ -269,7 +269,8 @@ class RetrievalConfig:
     graph_fact_seeds: int = 10
     """Facts nearest to the query (vector search) whose source turns the ``fact`` edge lifts (0 = none)."""
     graph_fact_fetch: int = 200
-    """Nearest facts read from the fact index, over every scope, before those of other scopes are dropped."""
+    """Nearest facts read from the fact index, over every scope, before those of other scopes are dropped
+    (a scope of at most ``exact_scan_max`` turns has its facts scanned exactly instead)."""
 
 
 @dataclass(frozen=True)

@@ -185,7 +185,7 @@ class Searcher:
                 False)
         facts: Future[list[tuple[str, str, float]]] | None = None
         if effective == "hybrid" and cfg.graph_weight > 0 and qvec is not None and 0 in lv:
-            facts = pool_for(self.db, _pool).submit(fact_seeds, self.db, cfg, qvec, sc, run)
+            facts = pool_for(self.db, _pool).submit(fact_seeds, self.db, cfg, qvec, sc, run, self.scope_size)
         pending: Future[str | None] | None = None
         if effective in ("hybrid", "semantic") and qvec is not None:
             pending = pool_for(self.db, _pool).submit(self._pending_warning, sc, lv)

@@ -10,8 +10,11 @@ from dataclasses import replace
 import pytest
 
 from graphmem import GraphMemory
+from graphmem.embedding.base import query_vector
 from graphmem.models import ToolCallIn
 from graphmem.retrieval import RetrievalConfig, Scope, Searcher
+from graphmem.retrieval.graph import fact_seeds
+from graphmem.retrieval.hits import SearchRun
 from graphmem.worker import SummaryWorker, WorkerConfig
 
 pytestmark = pytest.mark.integration
@@ -208,3 +211,30 @@ def test_fact_seeds_leave_searches_of_summaries_and_other_modes_alone(embedded_m
     for mode in ("text", "semantic"):
         res = searcher.search("where does Ines live now", scope=Scope.directory(cwd), levels=(0,), k=5, mode=mode)
         assert "graph" not in res.strategy and "fact_seeds" not in res.timings_ms
+
+
+def test_a_small_scope_finds_its_facts_however_many_nearer_facts_other_scopes_hold(
+    embedded_memory: GraphMemory, namespace: str,
+) -> None:
+    mem = embedded_memory
+    cwd, _turn = _fact_load(mem, namespace)
+    other = namespace + "/elsewhere"
+    s = mem.create_session(other, project_path=other)
+    for n, city in enumerate(("Porto", "Braga", "Faro")):
+        t = mem.store_turn(s.id, f"Ines lives in {city} now, move {n}", "noted").id
+        mem.remember(f"Ines lives in {city}, where does Ines live now: {city}", ["Ines"], scope=f"project:{other}",
+                     turn_id=t)
+    mem.embed_pending()
+    # the fact index is read for the single nearest fact of every scope: another directory's
+    cfg = replace(RetrievalConfig(), graph_weight=0.5, graph_fact_seeds=1, graph_fact_fetch=1)
+    searcher = Searcher(mem.db, mem.embedder, cfg, dimensions=mem.embedding_dimensions)
+    assert mem.embedder is not None
+    vector = query_vector(mem.embedder, "where does Ines live now")
+    scope = Scope.directory(cwd)
+    assert fact_seeds(mem.db, cfg, vector, scope, SearchRun()) == []  # the index alone misses it
+    exact = fact_seeds(mem.db, cfg, vector, scope, SearchRun(), searcher.scope_size)
+    assert [d for d, _, _ in exact] == [f.id for f in mem.list_facts(scopes=[f"project:{cwd}"])]
+    res = searcher.search("where does Ines live now", scope=scope, levels=(0,), k=5)
+    assert res.strategy["graph"]["fact_seeds"] == 1
+    big = replace(cfg, exact_scan_max=0)  # a scope too large to scan: the index, as before
+    assert fact_seeds(mem.db, big, vector, scope, SearchRun(), searcher.scope_size) == []
