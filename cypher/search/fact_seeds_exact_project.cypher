@@ -1,9 +1,9 @@
-// Facts extracted from turns of one scope (project), nearest to the query vector, scanned exactly: the
-// seeds of the graph source's `fact` edge for a scope small enough to read whole. (search/fact_seeds
-// reads the facts nearest to the query over every scope from the fact index and keeps this scope's:
-// in a store where other scopes hold many facts nearer to the query, it finds fewer.) Current,
-// unexpired facts only; a fact whose vector still waits for the index is read from pendingEmbedding.
-// Returned as cosine.
+// Facts extracted from turns of one scope (project), nearest to the query vector, scanned
+// exactly: the seeds of the graph source's `fact` edge when the fact index read (search/fact_seeds:
+// the facts nearest to the query over every scope, this scope's kept) left fewer than $k while the
+// index holds more facts than it gave (other scopes' facts nearer to the query crowded this one's
+// out), and the scope is small enough to read whole. Current, unexpired facts only; a fact whose
+// vector still waits for the index is read from pendingEmbedding. Returned as cosine.
 MATCH (:Turn {projectPath: $value})<-[:EXTRACTED_FROM]-(f:Fact)
 WHERE f.supersededAt IS NULL AND coalesce(f.expiresAt > datetime(), true)
   AND size(coalesce(f.embedding, f.pendingEmbedding, [])) = size($vector)

@@ -40,19 +40,23 @@ def fact_seeds(db: Database, config: RetrievalConfig, vector: Sequence[float], s
                ) -> list[tuple[str, str, float]]:
     """The ``graph_fact_seeds`` current facts nearest to the query ``vector`` that were extracted
     from turns of ``scope`` (``(id, "fact", cosine)``, best first); none when the ``fact`` edge is off.
-    A scope of at most ``exact_scan_max`` turns (``scope_size`` gives its turns and summaries) has its
-    facts scanned exactly, so other scopes' facts never crowd them out; a larger one, or everything,
-    reads the ``graph_fact_fetch`` facts nearest to the query over every scope from the fact index
-    and keeps its own."""
+    The ``graph_fact_fetch`` facts nearest to the query over every scope are read from the fact index
+    and the scope's kept. When fewer than ``graph_fact_seeds`` remain while the index holds more facts
+    than it gave (other scopes' facts may have crowded the scope's out), and the scope holds at most
+    ``exact_scan_max`` turns (``scope_size`` gives its turns and summaries), its facts are scanned
+    exactly instead."""
     if config.graph_fact_seeds <= 0 or config.graph_edge_weights.get("fact", 0.0) <= 0:
         return []
     t0 = time.perf_counter()
-    if scope.value is not None and scope_size is not None and scope_size(scope)[0] <= config.exact_scan_max:
+    fetch = max(config.graph_fact_fetch, config.graph_fact_seeds)
+    found = db.read("search/fact_seeds", vector=list(vector), kind=scope.file_kind, value=scope.value,
+                    k=config.graph_fact_seeds, fetch=fetch)
+    rows = [r for r in found if r["id"] is not None]
+    crowded = bool(found) and int(found[0]["fetched"] or 0) >= fetch  # the index holds more facts than it gave
+    if len(rows) < config.graph_fact_seeds and crowded and scope.value is not None and scope_size is not None \
+            and scope_size(scope)[0] <= config.exact_scan_max:
         rows = db.read(f"search/fact_seeds_exact_{scope.file_kind}", vector=list(vector), value=scope.value,
                        k=config.graph_fact_seeds)
-    else:
-        rows = db.read("search/fact_seeds", vector=list(vector), kind=scope.file_kind, value=scope.value,
-                       k=config.graph_fact_seeds, fetch=max(config.graph_fact_fetch, config.graph_fact_seeds))
     run.timings["fact_seeds"] = ms_since(t0)
     return [(str(r["id"]), "fact", float(r["cosine"])) for r in rows]
 

@@ -270,7 +270,8 @@ class RetrievalConfig:
     """Facts nearest to the query (vector search) whose source turns the ``fact`` edge lifts (0 = none)."""
     graph_fact_fetch: int = 200
     """Nearest facts read from the fact index, over every scope, before those of other scopes are dropped
-    (a scope of at most ``exact_scan_max`` turns has its facts scanned exactly instead)."""
+    (when fewer than ``graph_fact_seeds`` remain, a scope of at most ``exact_scan_max`` turns has its
+    facts scanned exactly instead)."""
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import pytest
 
 from graphmem import GraphMemory
 from graphmem.embedding.base import query_vector
+from graphmem.facts.vectors import wait_for_vectors
 from graphmem.models import ToolCallIn
 from graphmem.retrieval import RetrievalConfig, Scope, Searcher
 from graphmem.retrieval.graph import fact_seeds
@@ -225,6 +226,7 @@ def test_a_small_scope_finds_its_facts_however_many_nearer_facts_other_scopes_ho
         mem.remember(f"Ines lives in {city}, where does Ines live now: {city}", ["Ines"], scope=f"project:{other}",
                      turn_id=t)
     mem.embed_pending()
+    assert wait_for_vectors(mem.deferred) == []  # every fact in the vector index, none read as pending
     # the fact index is read for the single nearest fact of every scope: another directory's
     cfg = replace(RetrievalConfig(), graph_weight=0.5, graph_fact_seeds=1, graph_fact_fetch=1)
     searcher = Searcher(mem.db, mem.embedder, cfg, dimensions=mem.embedding_dimensions)
