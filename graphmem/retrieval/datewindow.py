@@ -22,6 +22,7 @@ either (03/04/2023) is left alone.
 from __future__ import annotations
 
 import re
+from calendar import monthrange
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
@@ -29,6 +30,7 @@ from .timewords import (
     MONTH_ABBREVIATIONS,
     MONTHS,
     NUM,
+    SINCE,
     UNIT,
     UNIT_DAYS,
     WEEKDAY,
@@ -76,7 +78,6 @@ _FIRST_DAY = re.compile(r"\b(?:between|from|entre|du)\s+(?:the\s+|le\s+)?(?P<d>[
 with its day."""
 _LAST_DAY = re.compile(r"(?P<d>[0-3]?\d)(?:st|nd|rd|th)?\b(?![/.:]?\d)")
 """The last day of "between May 3 and 5": right after the first date and the joint."""
-_AFTER = frozenset({"after", "après", "apres", "since", "depuis"})
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,7 @@ def _first_date(text: str, today: date, start: int = 0) -> tuple[re.Match[str], 
 def _span(kind: str, m: re.Match[str], day: date) -> tuple[datetime, datetime]:
     """The window of the span words ``m`` (of ``kind``) around ``day``."""
     d0, d1 = midnight(day), midnight(day + timedelta(days=1))
-    after = m.group("rel") in _AFTER
+    after = m.group("rel") in SINCE
     if kind == "open":
         return (d0, OPEN_END) if after else (OPEN_START, d1)
     if kind == "units":
@@ -188,14 +189,10 @@ def parse_date_span(text: str, today: date) -> DateSpan | None:
                                 m2.end() - between.start(), day, explicit or explicit2)
         elif m.groupdict().get("m") and m.start() == m.start("m") \
                 and (bare := _LAST_DAY.match(text, joint.end())) is not None \
-                and day.day < int(bare.group("d")) <= 31:
-            try:
-                last = day.replace(day=int(bare.group("d")))
-            except ValueError:
-                last = day
-            if last > day:
-                return DateSpan(midnight(day), midnight(last + timedelta(days=1)), between.start(),
-                                bare.end() - between.start(), day, explicit)
+                and day.day < int(bare.group("d")) <= monthrange(day.year, day.month)[1]:
+            last = day.replace(day=int(bare.group("d")))
+            return DateSpan(midnight(day), midnight(last + timedelta(days=1)), between.start(),
+                            bare.end() - between.start(), day, explicit)
     first_day = _FIRST_DAY.search(prefix)
     if first_day is not None and m.groupdict().get("d") and m.start() == m.start("d") \
             and 1 <= int(first_day.group("d")) < day.day:

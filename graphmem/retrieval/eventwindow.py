@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 
 from .datewindow import OPEN_END, OPEN_START
 from .lucene import query_terms
+from .timewords import SINCE
 
 __all__ = ["EventReference", "covers", "event_window", "parse_event_reference"]
 
@@ -34,7 +35,6 @@ _NOT_TEMPORAL = re.compile(r"\b(?:look(?:s|ed|ing)?|named|take(?:s|n)?|took|taki
 _QUESTION = re.compile(r"^\W*(?:what|when|where|who|whom|whose|which|why|how|did|do|does|was|were|is|are|have|has|had|"
                        r"can|could|would|should|will|quel|quelle|quels|quelles|qu'|que|quand|où|ou|comment|pourquoi|"
                        r"combien|est-ce|ai-je|avons-nous|as-tu|avez-vous)\b")
-_AFTER = frozenset({"after", "since", "ever since", "après", "apres", "depuis"})
 _SUFFIX = re.compile(r"(?:ing|ed|es|s|e|ions?|ments?)$")
 
 
@@ -68,7 +68,7 @@ def parse_event_reference(query: str) -> EventReference | None:
             if not query_terms(event, drop_stopwords=True):
                 continue
             start, end = m.start("event"), m.start("event") + len(event)
-            return EventReference("after" if m.group("rel") in _AFTER else "before", query[start:end],
+            return EventReference("after" if m.group("rel") in SINCE else "before", query[start:end],
                                   query[m.start():end])
     return None
 

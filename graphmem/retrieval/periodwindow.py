@@ -27,7 +27,7 @@ from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
 from .datewindow import OPEN_END, OPEN_START
-from .timewords import MONTH, MONTHS, SEASON, SEASONS, YEAR, midnight, month_start, named
+from .timewords import MONTH, MONTHS, SEASON, SEASONS, SINCE, YEAR, midnight, month_start, named
 
 __all__ = ["month_window", "period_rules"]
 
@@ -63,7 +63,6 @@ _OPEN_MONTH = re.compile(
 _OPEN_CURRENT = re.compile(
     r"\b(?P<rel>since|after|depuis)\s+(?:the\s+|le\s+)?(?:start|beginning|début|debut)\s+(?:of\s+(?:the|this)\s+|"
     r"de\s+l'|du\s+|de\s+ce\s+)(?P<unit>year|month|année|annee|mois)\b")
-_FROM = frozenset({"since", "after", "depuis", "après", "apres"})
 
 
 def month_window(month: int, year: int | None, today: date) -> Window:
@@ -140,12 +139,12 @@ def period_rules(today: date) -> list[Rule]:
         year = m.group("year")
         start, end = month_window(MONTHS[m.group("month")], int(year) if year else None, today)
         rel, edge = m.group("rel"), m.group("edge")
-        if rel not in _FROM:  # "before May" ends where May starts; "until May", "before the end of May" with it
+        if rel not in SINCE:  # "before May" ends where May starts; "until May", "before the end of May" with it
             return OPEN_START, start if rel in ("before", "avant") and edge is None else end
         if edge == "end":  # "since the end of March"
             return _part(start, end, "end")[0], OPEN_END
         # "since March", "since the start of March" from its first day; "after March" from April
-        return (end if rel in ("after", "après", "apres") and edge is None else start), OPEN_END
+        return (start if rel in ("since", "depuis") or edge is not None else end), OPEN_END
 
     def open_current(m: re.Match[str]) -> Window:
         year_long = m.group("unit") in ("year", "année", "annee")

@@ -6,8 +6,26 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, time
 
-__all__ = ["MONTH", "MONTHS", "MONTH_ABBREVIATIONS", "NUM", "NUMBERS", "SEASON", "SEASONS", "UNIT", "UNIT_DAYS",
-           "WEEKDAY", "WEEKDAYS", "YEAR", "midnight", "month_start", "named", "number", "vague_days"]
+__all__ = [
+    "MONTH",
+    "MONTHS",
+    "MONTH_ABBREVIATIONS",
+    "NUM",
+    "NUMBERS",
+    "SEASON",
+    "SEASONS",
+    "SINCE",
+    "UNIT",
+    "UNIT_DAYS",
+    "WEEKDAY",
+    "WEEKDAYS",
+    "YEAR",
+    "midnight",
+    "month_start",
+    "named",
+    "number",
+    "vague_days",
+]
 
 NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -43,6 +61,10 @@ SEASONS = {
 }
 """The month each season starts in (meteorological seasons of the northern hemisphere: three months
 each; winter starts in December)."""
+
+SINCE = frozenset({"after", "since", "ever since", "après", "apres", "depuis"})
+"""The words that open a window at what follows them ("since 1 May", "after the wedding"); "before",
+"until" and their kin close one there."""
 
 NUM = r"(\d{1,3}|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + ")"
 UNIT = r"(days?|week-?ends?|weeks?|fortnights?|months?|years?|jours?|semaines?|mois|ans?|années?)"
