@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from ..db import Database
 from ..db.rows import native
+from ..embedding import Embedder, query_vector
 from .fusion import max_rrf_score
 from .models import RetrievalConfig, SearchHit, SearchMode
 from .reltime import relative_time
 from .scopes import Scope
 
-__all__ = ["Candidate", "SearchRun", "hydrate", "ms_since"]
+__all__ = ["Candidate", "SearchRun", "hydrate", "ms_since", "query_embedding"]
 
 log = logging.getLogger("graphmem.retrieval")
 
@@ -128,3 +130,31 @@ def hydrate(
         hits.append(hit)
     run.timings["hydrate"] = ms_since(t0)
     return hits
+
+
+def query_embedding(
+    embedder: Embedder | None, dimensions: int | None, query: str, vector: Sequence[float] | None, run: SearchRun
+) -> tuple[list[float] | None, str | None]:
+    """The query's vector (``vector`` when given), or ``None`` and the warning of a search that
+    falls back to text: no embedder, an embedder failure, a vector of the wrong size or all zeros."""
+    t0 = time.perf_counter()
+    try:
+        if vector is not None:
+            vec = [float(x) for x in vector]
+        elif embedder is None:
+            return None, "no embedder configured: text-only search"
+        else:
+            vec = query_vector(embedder, query)
+    except Exception as e:  # any embedder failure degrades to text search, never breaks it
+        log.warning("query embedding failed: %s", e)
+        return None, f"embedder unavailable ({type(e).__name__}: {e}): text-only search"
+    finally:
+        run.timings["embed"] = ms_since(t0)
+    if dimensions is not None and len(vec) != dimensions:
+        return None, (
+            f"the query vector has {len(vec)} dimensions but the database is indexed with {dimensions}: "
+            "text-only search (run `graphmem reindex`)"
+        )
+    if not any(vec):
+        return None, "the query has no embedding (all zeros): text-only search"
+    return vec, None

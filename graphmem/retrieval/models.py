@@ -112,6 +112,9 @@ class SearchResult(_Model):
     ``end``, and ``anchor``: what it was read from: ``query date``, ``now``, ``last turn``, ``date``
     for a day written with its year, or ``event`` with the ``event_turn`` that tells the event it
     starts or ends at); None when the query names none."""
+    parts: list[str] | None = None
+    """The two events a question compares ("which came first, A or B"), each also searched on its
+    own: the hits then interleave the whole question's ranking and each event's. None otherwise."""
 
     def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.model_dump(mode="json", by_alias=True), ensure_ascii=False, **kwargs)
@@ -235,6 +238,10 @@ class RetrievalConfig:
     """When the query names no time but an event ("before I moved", "after the wedding",
     ``retrieval.eventwindow``), candidates on that side of the turn that tells the event gain this x
     the best score (0 = off)."""
+    query_parts: bool = True
+    """Search a question that compares two events ("how many days between the day I A and the day I
+    B", "which came first, A or B") once more per event, and interleave the three rankings
+    (``retrieval.queryparts``; not when the query names a calendar or relative time window)."""
     anchor_to_last_turn: bool = True
     """When a search is given no ``now`` and its scope's last turn is older than the start of the
     window the query names (an imported archive, a memory left idle), read the window as if asked

@@ -43,14 +43,15 @@ from typing import Any
 
 from ..db import Database
 from ..db.concurrency import pool_for
-from ..embedding import Embedder, query_vector
+from ..embedding import Embedder
 from ..errors import DatabaseError, InvalidInput
 from .fusion import combsum, rrf
 from .graph import fact_seeds, graph_candidates
-from .hits import Candidate, SearchRun, hydrate, ms_since
+from .hits import Candidate, SearchRun, hydrate, ms_since, query_embedding
 from .longturns import reweigh_long_turns, session_prior_share, vector_shares
 from .lucene import build_query, fields_for, query_terms
 from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
+from .queryparts import merge_parts, split_parts
 from .rerank import rerank_fused, reranks
 from .scopes import Scope, parse_scope
 
@@ -144,7 +145,21 @@ class Searcher:
         vector: Sequence[float] | None = None,
         now: datetime | None = None,
     ) -> SearchResult:
-        """Search; see :meth:`graphmem.GraphMemory.search`. ``vector`` skips embedding the query."""
+        """Search; see :meth:`graphmem.GraphMemory.search`. ``vector`` skips embedding the query. A
+        question comparing two events is also searched once per event (:mod:`.queryparts`)."""
+        args: dict[str, Any] = {"scope": scope, "levels": levels, "k": k, "mode": mode, "min_score": min_score,
+                                "locale": locale, "with_embeddings": with_embeddings, "now": now}
+        result = self._search_one(query, vector=vector, **args)
+        parts = split_parts(self.config, query, result)
+        if parts is None:
+            return result
+        return merge_parts(result, parts, [self._search_one(p, vector=None, **args) for p in parts.parts], k)
+
+    def _search_one(
+        self, query: str, *, scope: Scope | str | None, levels: Sequence[int], k: int, mode: SearchMode,
+        min_score: float | None, locale: str, with_embeddings: bool, vector: Sequence[float] | None,
+        now: datetime | None,
+    ) -> SearchResult:
         t_start = time.perf_counter()
         if not isinstance(query, str):
             raise InvalidInput("query must be a string")
@@ -161,7 +176,7 @@ class Searcher:
         effective: SearchMode = mode
         qvec: list[float] | None = None
         if mode != "text":
-            qvec, warning = self._query_vector(query, vector, run)
+            qvec, warning = query_embedding(self.embedder, self.dimensions, query, vector, run)
             if qvec is None:
                 effective = "text"
                 run.warnings.append(warning or "no embedder: text-only search")
@@ -251,31 +266,6 @@ class Searcher:
             self._filter_broken.clear()
 
     # -- pieces ----------------------------------------------------------------------------
-    def _query_vector(
-        self, query: str, vector: Sequence[float] | None, run: SearchRun
-    ) -> tuple[list[float] | None, str | None]:
-        t0 = time.perf_counter()
-        try:
-            if vector is not None:
-                vec = [float(x) for x in vector]
-            elif self.embedder is None:
-                return None, "no embedder configured: text-only search"
-            else:
-                vec = query_vector(self.embedder, query)
-        except Exception as e:  # any embedder failure degrades to text search, never breaks it
-            log.warning("query embedding failed: %s", e)
-            return None, f"embedder unavailable ({type(e).__name__}: {e}): text-only search"
-        finally:
-            run.timings["embed"] = ms_since(t0)
-        if self.dimensions is not None and len(vec) != self.dimensions:
-            return None, (
-                f"the query vector has {len(vec)} dimensions but the database is indexed with {self.dimensions}: "
-                "text-only search (run `graphmem reindex`)"
-            )
-        if not any(vec):
-            return None, "the query has no embedding (all zeros): text-only search"
-        return vec, None
-
     def _vector(self, vec: list[float], scope: Scope, levels: list[int], depth: int, run: SearchRun) -> list[Candidate]:
         t0 = time.perf_counter()
         cfg = self.config

@@ -10,7 +10,7 @@ from typing import Any
 from graphmem.cli.common import open_memory
 
 from ..bench import run_store_bench, write_results
-from ..bench.common import ONLY_HELP, bench_command, select_runs
+from ..bench.common import ONLY_HELP, bench_command, publish, select_runs
 
 __all__ = ["register"]
 
@@ -254,6 +254,18 @@ def _register_retrieval_verbs(verbs: Any) -> None:
                     help="run the summary worker (extractive summarizer) to idle before scoring, as a deployment would")
     hs.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     hs.set_defaults(handler=_haystack)
+    te = verbs.add_parser("two-events", help="questions comparing two events, composed in the LoCoMo haystacks: "
+                                             "both evidence turns in the top 5/10/30")
+    te.add_argument("--data", type=Path, default=Path("../shared/benchmarks/locomo/locomo10.json"))
+    te.add_argument("--keep", action="store_true", help="keep the loaded data (namespace printed)")
+    te.add_argument("--reuse", default=None,
+                    help="re-score a namespace kept by an earlier --keep run of this or `bench haystack`")
+    te.add_argument("--sweep", action="store_true", help="also run the graph source and time windows off")
+    te.add_argument("--only", default=None, help=ONLY_HELP)
+    te.add_argument("--summaries", action="store_true",
+                    help="run the summary worker (extractive summarizer) to idle before scoring, as a deployment would")
+    te.add_argument("--out", type=Path, default=Path("benchmarks/results"))
+    te.set_defaults(handler=_two_events)
 
 
 def _retrieval(args: argparse.Namespace) -> int:
@@ -317,6 +329,22 @@ def _haystack(args: argparse.Namespace) -> int:
     js, mdp = write_results(result, args.out)
     mdp.write_text(md)
     print(f"written: {js} {mdp}", file=sys.stderr)
+    return 0
+
+
+def _two_events(args: argparse.Namespace) -> int:
+    from ..bench.two_events import run_two_events_bench, two_events_markdown, two_events_runs
+
+    try:
+        runs = select_runs(two_events_runs(args.sweep), args.only)
+    except ValueError as e:
+        print(f"graphmem: error: {e}", file=sys.stderr)
+        return 2
+    with open_memory(start=True) as mem:
+        result = run_two_events_bench(mem, args.data, runs=runs, keep=args.keep, reuse=args.reuse,
+                                      summarize=args.summaries, command=bench_command("graphmem bench two-events"),
+                                      log=lambda m: print(m, file=sys.stderr))
+    publish(result, two_events_markdown(result), args.out)
     return 0
 
 

@@ -1,0 +1,155 @@
+"""Questions that compare two events, split into one search per event.
+
+"How many days passed between the day I adopted the cat and the day I moved?", "Which happened
+first, the marathon or the wedding?", "How long after the launch did we fix the login bug?" need
+the turn that tells each event. One search of the whole question ranks the turns that match either
+event together, and the better-matched event often fills the top of the list alone. So the search
+also runs once per event (:func:`parse_query_parts` finds them) and the hits interleave the three
+rankings, whole question first (:func:`interleave`): the best turn of each event reaches the top
+three.
+
+Forms read, in English and French:
+
+* "how many days / how long / how much time ... between A and B", "the gap / difference / time
+  between A and B", "combien de jours ... entre A et B", "le temps / l'écart entre A et B";
+* "which ... first / earlier / later / last, A or B" ("which did I do first, A or B"),
+  "qu'est-ce qui ... en premier, A ou B";
+* "how long / how many weeks after (or before) A did B";
+* "how many days had passed since A when B";
+* "did A before (or after) B".
+
+Lead-ins are dropped from each part ("the day I", "when", "le jour où"). A part without a word of
+its own ("between 3 and 5") means the question names no two events.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from .lucene import query_terms
+from .models import RetrievalConfig, SearchResult
+
+__all__ = ["MAX_QUERY_CHARS", "QueryParts", "interleave", "merge_parts", "parse_query_parts", "split_parts"]
+
+MAX_QUERY_CHARS = 400
+"""A longer query is a request or a prompt, not a question comparing two events: it is not split."""
+
+T = TypeVar("T")
+
+_SPAN = r"[^?!;\n]+"
+_HOW = r"(?:how (?:long|many|much)|time|gap|interval|difference|elapsed|lapsed|passed|went by)"
+_BETWEEN = re.compile(rf"\b{_HOW}\b[^?!;\n]*?\bbetween\s+(?P<rest>{_SPAN})")
+_ENTRE = re.compile(rf"\b(?:combien|temps|écart|ecart|durée|duree|intervalle|différence|difference)\b[^?!;\n]*?"
+                    rf"\bentre\s+(?P<rest>{_SPAN})")
+_FIRST = re.compile(r"\bwhich\b[^?!;\n,:]*?\b(?:first|earlier|sooner|later|last|more recently|most recently)"
+                    rf"\s*[,:]?\s+(?P<a>{_SPAN}?),?\s+or\s+(?P<b>{_SPAN})")
+_PREMIER = re.compile(r"\b(?:qu'est-ce qui|lequel|laquelle|quel|quelle|qu'ai-je)\b[^?!;\n,:]*?"
+                      rf"\b(?:en premier|d'abord|en dernier)\s*[,:]?\s+(?P<a>{_SPAN}?),?\s+ou\s+(?P<b>{_SPAN})")
+_AFTER = re.compile(r"\bhow (?:long|many \w+|much time)\s+(?:after|before)\s+(?P<a>[^?!;\n]+?)\s+"
+                    rf"(?:did|do|does|was|were|had|have|has)\s+(?P<b>{_SPAN})")
+_SINCE_WHEN = re.compile(rf"\bhow (?:long|many \w+|much time)\b[^?!;\n]*?\bsince\s+(?P<a>{_SPAN}?)\s+when\s+"
+                         rf"(?P<b>{_SPAN})")
+_DID = re.compile(r"^\W*(?:did|was|were|had|have|has|do|does|is|are) (?P<a>[^?!;\n]+?)\s+(?:before|after|prior to)\s+"
+                  rf"(?P<b>{_SPAN})")
+_AND = re.compile(r"\s+(?:and|et)\s+")
+_LEAD_AND = re.compile(r"\s+(?:and|et)\s+(?=(?:the (?:day|time|date|moment|week|month|year)|when|"
+                       r"le (?:jour|moment)|la (?:fois|date|semaine)|quand)\b)")
+_LEAD = re.compile(r"^(?:(?:the|le|la|l') ?(?:day|time|date|moment|week|month|year|jour|fois|semaine|mois|année)\s+"
+                   r"(?:that |when |où |ou |que |qu')?|when |quand |that |que |qu')+")
+
+
+@dataclass(frozen=True)
+class QueryParts:
+    """The events (as written) a question compares; ``phrase`` is where the question names them."""
+
+    parts: tuple[str, ...]
+    phrase: str
+
+
+def _clean(part: str) -> str:
+    part = part.strip().strip(",:-\u2013\u2014").strip()
+    return _LEAD.sub("", part).strip()
+
+
+def _split_and(rest: str) -> tuple[str, str] | None:
+    """Split "A and B" at the "and" that starts a new event ("and the day ...", "and when ...")
+    when there is one, else at the first "and"."""
+    m = _LEAD_AND.search(rest) or _AND.search(rest)
+    return (rest[:m.start()], rest[m.end():]) if m else None
+
+
+def _has_words(part: str) -> bool:
+    return any(any(ch.isalpha() for ch in w) for w in query_terms(part, drop_stopwords=True))
+
+
+def parse_query_parts(query: str) -> QueryParts | None:
+    """The two events ``query`` compares (see the module's forms), or ``None``."""
+    if len(query) > MAX_QUERY_CHARS:
+        return None
+    text = query.replace("\u2019", "'")
+    low = text.lower()
+    found: tuple[int, int, int, int, int] | None = None  # a start/end, b start/end, phrase start
+    for pattern in (_BETWEEN, _ENTRE):
+        m = pattern.search(low)
+        if m is not None:
+            split = _split_and(m.group("rest"))
+            if split is not None:
+                base = m.start("rest")
+                found = (base, base + len(split[0]), base + len(m.group("rest")) - len(split[1]),
+                         m.end("rest"), m.start())
+                break
+    if found is None:
+        for pattern in (_FIRST, _PREMIER, _AFTER, _SINCE_WHEN, _DID):
+            m = pattern.search(low)
+            if m is not None:
+                found = (m.start("a"), m.end("a"), m.start("b"), m.end("b"), m.start())
+                break
+    if found is None:
+        return None
+    a0, a1, b0, b1, start = found
+    parts = (_clean(text[a0:a1]), _clean(text[b0:b1]))
+    if not all(_has_words(p) for p in parts) or parts[0].lower() == parts[1].lower():
+        return None
+    return QueryParts(parts, text[start:b1].strip())
+
+
+def interleave(rankings: Sequence[Sequence[T]], k: int) -> list[T]:
+    """Round-robin over ``rankings`` (best first each): the first of each in turn, then the
+    second of each, ..., each item once (at its first place); at most ``k``."""
+    out: dict[T, None] = {}
+    for i in range(max((len(r) for r in rankings), default=0)):
+        for ranking in rankings:
+            if i < len(ranking):
+                out.setdefault(ranking[i], None)
+                if len(out) >= k:
+                    return list(out)
+    return list(out)
+
+
+def split_parts(config: RetrievalConfig, query: str, result: SearchResult) -> QueryParts | None:
+    """The events to search on their own after ``result`` (the whole query's search): none when
+    ``config.query_parts`` is off, the search found nothing, or the query names a time window of its
+    own ("between May and June" compares months, not events; a window read from an event is kept)."""
+    if not config.query_parts or not result.hits:
+        return None
+    if result.time_window is not None and result.time_window.get("anchor") != "event":
+        return None
+    return parse_query_parts(query)
+
+
+def merge_parts(result: SearchResult, parts: QueryParts, found: Sequence[SearchResult], k: int) -> SearchResult:
+    """``result`` with its hits interleaved with those of each event's search (``found``, in the
+    order of ``parts.parts``): each hit keeps the scores of the search that found it first."""
+    rankings = [result.hits, *(r.hits for r in found)]
+    by_id = {h.id: h for ranking in reversed(rankings) for h in ranking}
+    merged = [by_id[i] for i in interleave([[h.id for h in ranking] for ranking in rankings], k)]
+    took = round(sum(r.timings_ms.get("total", 0.0) for r in found), 3)
+    warnings = list(dict.fromkeys([*result.warnings, *(w for r in found for w in r.warnings)]))
+    strategy = {**result.strategy, "parts": {"phrase": parts.phrase, "parts": list(parts.parts),
+                                             "hits": [len(r.hits) for r in found]}}
+    timings = {**result.timings_ms, "parts": took, "total": round(result.timings_ms.get("total", 0.0) + took, 3)}
+    return result.model_copy(update={"hits": merged, "warnings": warnings, "strategy": strategy,
+                                     "timings_ms": timings, "parts": list(parts.parts)})
