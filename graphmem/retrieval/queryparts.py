@@ -60,6 +60,16 @@ _LEAD_AND = re.compile(r"\s+(?:and|et)\s+(?=(?:the (?:day|time|date|moment|week|
 _LEAD = re.compile(r"^(?:(?:the|le|la|l') ?(?:day|time|date|moment|week|month|year|jour|fois|semaine|mois|année)\s+"
                    r"(?:that |when |où |ou |que |qu')?|when |quand |that |que |qu')+")
 
+_FORM_WORDS = frozenset((
+    "how", "many", "much", "long", "time", "days", "weeks", "months", "years", "passed", "elapsed", "lapsed", "went",
+    "gap", "interval", "difference", "between", "which", "first", "earlier", "sooner", "later", "last", "recently",
+    "happened", "came", "event", "events", "after", "before", "since", "prior", "what", "what's", "when", "who",
+    "did", "do", "does", "was", "were", "is", "are", "has", "have", "had", "combien", "jours", "semaines", "mois",
+    "temps", "écart", "ecart", "durée", "duree", "entre", "premier", "dernier", "abord", "arrivé", "arrive", "passé",
+    "qu'est-ce", "quel", "quelle", "lequel", "laquelle", "est", "ai-je",
+))
+"""Words of the forms themselves, left out of the context a one-word part borrows."""
+
 
 @dataclass(frozen=True)
 class QueryParts:
@@ -81,8 +91,20 @@ def _split_and(rest: str) -> tuple[str, str] | None:
     return (rest[:m.start()], rest[m.end():]) if m else None
 
 
-def _has_words(part: str) -> bool:
-    return any(any(ch.isalpha() for ch in w) for w in query_terms(part, drop_stopwords=True))
+def _words(part: str) -> list[str]:
+    return [w for w in query_terms(part, drop_stopwords=True) if any(ch.isalpha() for ch in w)]
+
+
+def _complete(a: str, b: str, context: list[str]) -> tuple[str, str]:
+    """Elliptical parts made whole: a second part of one bare word after a longer first one stands
+    for the first one's last word ("Andrew adopting Toby and Buddy": "Andrew adopting Buddy"); a
+    part still of one word takes the question's other words ("which pet did Jolene adopt first,
+    Susie or Seraphim": "Susie pet jolene adopt")."""
+    if len(b.split()) == 1 and len(_words(a)) >= 2:
+        b = " ".join([*a.split()[:-1], b])
+    return tuple(  # type: ignore[return-value]
+        " ".join([p, *(w for w in context if w not in _words(p))]) if len(_words(p)) == 1 and context else p
+        for p in (a, b))
 
 
 def parse_query_parts(query: str) -> QueryParts | None:
@@ -110,22 +132,28 @@ def parse_query_parts(query: str) -> QueryParts | None:
     if found is None:
         return None
     a0, a1, b0, b1, start = found
-    parts = (_clean(text[a0:a1]), _clean(text[b0:b1]))
-    if not all(_has_words(p) for p in parts) or parts[0].lower() == parts[1].lower():
+    a, b = _clean(text[a0:a1]), _clean(text[b0:b1])
+    if not _words(a) or not _words(b) or a.lower() == b.lower():
         return None
-    return QueryParts(parts, text[start:b1].strip())
+    context = [w for w in _words(text[:a0] + " " + text[b1:]) if w not in _FORM_WORDS]
+    return QueryParts(_complete(a, b, context), text[start:b1].strip())
 
 
-def interleave(rankings: Sequence[Sequence[T]], k: int) -> list[T]:
+def interleave(rankings: Sequence[Sequence[T]], k: int, rounds: int = 0) -> list[T]:
     """Round-robin over ``rankings`` (best first each): the first of each in turn, then the
-    second of each, ..., each item once (at its first place); at most ``k``."""
+    second of each, ...; each item once (at its first place); at most ``k``. With ``rounds`` > 0
+    only that many rounds go round: then the rest of the first ranking, then the others'."""
     out: dict[T, None] = {}
-    for i in range(max((len(r) for r in rankings), default=0)):
-        for ranking in rankings:
-            if i < len(ranking):
-                out.setdefault(ranking[i], None)
-                if len(out) >= k:
-                    return list(out)
+    deepest = max((len(r) for r in rankings), default=0)
+    order = [(i, r) for i in range(min(rounds, deepest) if rounds > 0 else deepest) for r in range(len(rankings))]
+    if rounds > 0 and rankings:
+        order += [(i, 0) for i in range(rounds, len(rankings[0]))]
+        order += [(i, r) for i in range(rounds, deepest) for r in range(1, len(rankings))]
+    for i, r in order:
+        if i < len(rankings[r]):
+            out.setdefault(rankings[r][i], None)
+            if len(out) >= k:
+                break
     return list(out)
 
 
@@ -140,12 +168,14 @@ def split_parts(config: RetrievalConfig, query: str, result: SearchResult) -> Qu
     return parse_query_parts(query)
 
 
-def merge_parts(result: SearchResult, parts: QueryParts, found: Sequence[SearchResult], k: int) -> SearchResult:
+def merge_parts(result: SearchResult, parts: QueryParts, found: Sequence[SearchResult], k: int,
+                rounds: int = 0) -> SearchResult:
     """``result`` with its hits interleaved with those of each event's search (``found``, in the
-    order of ``parts.parts``): each hit keeps the scores of the search that found it first."""
+    order of ``parts.parts``; ``rounds``: see :func:`interleave`): each hit keeps the scores of the
+    search that found it first."""
     rankings = [result.hits, *(r.hits for r in found)]
     by_id = {h.id: h for ranking in reversed(rankings) for h in ranking}
-    merged = [by_id[i] for i in interleave([[h.id for h in ranking] for ranking in rankings], k)]
+    merged = [by_id[i] for i in interleave([[h.id for h in ranking] for ranking in rankings], k, rounds)]
     took = round(sum(r.timings_ms.get("total", 0.0) for r in found), 3)
     warnings = list(dict.fromkeys([*result.warnings, *(w for r in found for w in r.warnings)]))
     strategy = {**result.strategy, "parts": {"phrase": parts.phrase, "parts": list(parts.parts),

@@ -153,7 +153,8 @@ class Searcher:
         parts = split_parts(self.config, query, result)
         if parts is None:
             return result
-        return merge_parts(result, parts, [self._search_one(p, vector=None, **args) for p in parts.parts], k)
+        return merge_parts(result, parts, [self._search_one(p, vector=None, **args) for p in parts.parts], k,
+                           self.config.part_rounds)
 
     def _search_one(
         self, query: str, *, scope: Scope | str | None, levels: Sequence[int], k: int, mode: SearchMode,
