@@ -25,14 +25,20 @@ its own ("between 3 and 5") means the question names no two events.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
 
 from .lucene import query_terms
 from .models import RetrievalConfig, SearchResult
 
-__all__ = ["MAX_QUERY_CHARS", "QueryParts", "interleave", "merge_parts", "parse_query_parts", "split_parts"]
+__all__ = ["MAX_QUERY_CHARS", "QueryParts", "interleave", "merge_parts", "parse_query_parts", "parts_apply", "parts_pool",
+           "split_parts"]
+
+_parts_pool: ThreadPoolExecutor | None = None
+_parts_lock = threading.Lock()
 
 MAX_QUERY_CHARS = 400
 """A longer query is a request or a prompt, not a question comparing two events: it is not split."""
@@ -157,15 +163,28 @@ def interleave(rankings: Sequence[Sequence[T]], k: int, rounds: int = 0) -> list
     return list(out)
 
 
-def split_parts(config: RetrievalConfig, query: str, result: SearchResult) -> QueryParts | None:
-    """The events to search on their own after ``result`` (the whole query's search): none when
-    ``config.query_parts`` is off, the search found nothing, or the query names a time window of its
-    own ("between May and June" compares months, not events; a window read from an event is kept)."""
-    if not config.query_parts or not result.hits:
-        return None
-    if result.time_window is not None and result.time_window.get("anchor") != "event":
-        return None
-    return parse_query_parts(query)
+def split_parts(config: RetrievalConfig, query: str) -> QueryParts | None:
+    """The events of ``query`` to search on their own, unless ``config.query_parts`` is off."""
+    return parse_query_parts(query) if config.query_parts and isinstance(query, str) else None
+
+
+def parts_apply(result: SearchResult) -> bool:
+    """Whether the events' searches join ``result`` (the whole query's search): not when it found
+    nothing, nor when the query names a time window of its own ("between May and June" compares
+    months, not events; a window read from an event is kept)."""
+    if not result.hits:
+        return False
+    return result.time_window is None or result.time_window.get("anchor") == "event"
+
+
+def parts_pool() -> ThreadPoolExecutor:
+    """Threads for the events' searches, which run beside the whole query's (their own pool: each
+    waits on the search pool's threads in turn)."""
+    global _parts_pool
+    with _parts_lock:
+        if _parts_pool is None:
+            _parts_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphmem-parts")
+        return _parts_pool
 
 
 def merge_parts(result: SearchResult, parts: QueryParts, found: Sequence[SearchResult], k: int,

@@ -51,7 +51,7 @@ from .hits import Candidate, SearchRun, hydrate, ms_since, query_embedding
 from .longturns import reweigh_long_turns, session_prior_share, vector_shares
 from .lucene import build_query, fields_for, query_terms
 from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
-from .queryparts import merge_parts, split_parts
+from .queryparts import merge_parts, parts_apply, parts_pool, split_parts
 from .rerank import rerank_fused, reranks
 from .scopes import Scope, parse_scope
 
@@ -149,12 +149,13 @@ class Searcher:
         question comparing two events is also searched once per event (:mod:`.queryparts`)."""
         args: dict[str, Any] = {"scope": scope, "levels": levels, "k": k, "mode": mode, "min_score": min_score,
                                 "locale": locale, "with_embeddings": with_embeddings, "now": now}
+        parts = split_parts(self.config, query)
+        ahead = [pool_for(self.db, parts_pool).submit(self._search_one, p, vector=None, **args)
+                 for p in (parts.parts if parts else ())]
         result = self._search_one(query, vector=vector, **args)
-        parts = split_parts(self.config, query, result)
-        if parts is None:
+        if parts is None or not parts_apply(result):
             return result
-        return merge_parts(result, parts, [self._search_one(p, vector=None, **args) for p in parts.parts], k,
-                           self.config.part_rounds)
+        return merge_parts(result, parts, [f.result() for f in ahead], k, self.config.part_rounds)
 
     def _search_one(
         self, query: str, *, scope: Scope | str | None, levels: Sequence[int], k: int, mode: SearchMode,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,7 @@ from graphmem.retrieval.queryparts import (
     interleave,
     merge_parts,
     parse_query_parts,
+    parts_apply,
     split_parts,
 )
 
@@ -83,20 +85,20 @@ def _hit(hid: str, score: float) -> SearchHit:
                      project_path="/c", timestamp=datetime(2024, 1, 1, tzinfo=UTC) + timedelta(hours=len(hid)))
 
 
-def _result(query: str, ids: list[str], **kw: object) -> SearchResult:
+def _result(query: str, ids: list[str], **kw: Any) -> SearchResult:
     return SearchResult(query=query, mode="hybrid", effective_mode="hybrid", scope="directory:/c", levels=[0],
                         hits=[_hit(i, 1.0 - n / 10) for n, i in enumerate(ids)], timings_ms={"total": 10.0}, **kw)
 
 
 def test_split_parts_follows_the_knob_the_hits_and_the_time_window() -> None:
     q = "Which happened first, the marathon or the wedding?"
-    assert split_parts(RetrievalConfig(), q, _result(q, ["t1"])) == parse_query_parts(q)
-    assert split_parts(RetrievalConfig(query_parts=False), q, _result(q, ["t1"])) is None
-    assert split_parts(RetrievalConfig(), q, _result(q, [])) is None
-    dated = _result(q, ["t1"], time_window={"phrase": "last May", "anchor": "query date"})
-    assert split_parts(RetrievalConfig(), q, dated) is None
-    event = _result(q, ["t1"], time_window={"phrase": "after the launch", "anchor": "event"})
-    assert split_parts(RetrievalConfig(), q, event) is not None
+    assert split_parts(RetrievalConfig(), q) == parse_query_parts(q)
+    assert split_parts(RetrievalConfig(query_parts=False), q) is None
+    assert split_parts(RetrievalConfig(), 42) is None  # type: ignore[arg-type]  # the search says what is wrong
+    assert parts_apply(_result(q, ["t1"]))
+    assert not parts_apply(_result(q, []))
+    assert not parts_apply(_result(q, ["t1"], time_window={"phrase": "last May", "anchor": "query date"}))
+    assert parts_apply(_result(q, ["t1"], time_window={"phrase": "after the launch", "anchor": "event"}))
 
 
 def test_merge_parts_interleaves_hits_and_says_what_it_did() -> None:
