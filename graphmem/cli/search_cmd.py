@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import InvalidInput
 from ..retrieval import ContextConfig, Scope, locale_from_env
-from ..retrieval.models import SearchHit
+from ..retrieval.models import SearchHit, SearchResult
 from .common import Progress, absolute, emit_json, open_memory, working_dir
 
 __all__ = ["non_empty", "register", "resolve_scope"]
@@ -87,6 +87,27 @@ def _print_hit(n: int, h: SearchHit, full: bool) -> None:
     print()
 
 
+_ANCHORS = {"query date": "the search's date", "now": "the current time", "last turn": "the scope's last turn",
+            "date": "the date written", "event": "the turn that tells the event:"}
+
+
+def how_found(res: SearchResult) -> list[str]:
+    """What shaped the ranking besides the words: the time window the query named, the events it
+    compares (each searched on its own)."""
+    lines = []
+    w = res.time_window
+    if w:
+        start, end = (str(w[key])[:16].replace("T", " ") for key in ("start", "end"))
+        span = (f"from {start} on" if end.startswith("9999") else f"until {end}" if start.startswith("0001")
+                else f"{start} to {end}")
+        told = f" {w['event_turn']}" if w.get("event_turn") else ""
+        lines.append(f"time window: \"{w['phrase']}\", {span} (read from "
+                     f"{_ANCHORS.get(str(w['anchor']), w['anchor'])}{told})")
+    if res.parts:
+        lines.append("events searched apart: " + "; ".join(f'"{p}"' for p in res.parts))
+    return lines
+
+
 def non_empty(text: str, what: str) -> str:
     """``text`` when it has something besides spaces, else :class:`InvalidInput` (exit 2)."""
     if not text.strip():
@@ -113,7 +134,8 @@ def _search(args: argparse.Namespace) -> int:
     if not res.hits:
         print(f"no results in {res.scope}", file=sys.stderr)
         return 0
-    print(f"{len(res.hits)} results in {res.scope} ({res.effective_mode}, {res.timings_ms.get('total', 0):.0f} ms)\n")
+    print(f"{len(res.hits)} results in {res.scope} ({res.effective_mode}, {res.timings_ms.get('total', 0):.0f} ms)")
+    print("".join(f"{line}\n" for line in how_found(res)))
     for n, h in enumerate(res.hits, start=1):
         _print_hit(n, h, args.full)
     return 0

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from graphmem.cli.search_cmd import how_found
 from graphmem.retrieval import RetrievalConfig
 from graphmem.retrieval.models import SearchHit, SearchResult
 from graphmem.retrieval.queryparts import (
@@ -113,3 +114,18 @@ def test_merge_parts_interleaves_hits_and_says_what_it_did() -> None:
     assert merged.warnings == ["one", "two"]
     assert merged.timings_ms["parts"] == 20.0 and merged.timings_ms["total"] == 30.0
     assert whole.parts is None and [h.id for h in whole.hits] == ["w1", "w2", "w3"]
+
+
+def test_the_command_line_says_what_shaped_the_ranking() -> None:
+    res = _result("q", ["t1"], time_window={"phrase": "after the launch", "start": "2024-03-01T09:00:00+00:00",
+                                            "end": "9999-12-31T00:00:00+00:00", "anchor": "event", "event_turn": "t9"},
+                  parts=["the launch", "we fix the login bug"])
+    assert how_found(res) == [
+        'time window: "after the launch", from 2024-03-01 09:00 on (read from the turn that tells the event: t9)',
+        'events searched apart: "the launch"; "we fix the login bug"',
+    ]
+    assert how_found(_result("q", ["t1"])) == []
+    week = _result("q", ["t1"], time_window={"phrase": "last weekend", "start": "2024-06-07T18:00:00+00:00",
+                                             "end": "2024-06-10T00:00:00+00:00", "anchor": "query date"})
+    assert how_found(week) == ['time window: "last weekend", 2024-06-07 18:00 to 2024-06-10 00:00 (read from the '
+                               "search's date)"]
