@@ -160,12 +160,13 @@ def memory_search(
         "Default: all.")] = None,
 ) -> dict[str, Any]:
     """Search past conversation turns (level 0) and their summaries (levels 1+) of the coding sessions
-    graphmem recorded. Returns the hits, best first."""
+    graphmem recorded. Returns the hits, best first, with the time window the query named (if any)
+    and the two events it compares (if any; each was also searched on its own)."""
     where = resolve_scope(mem, scope, cwd)
     spec = "everything" if where.kind == "global" else f"{where.kind}:{where.value}"
     res = mem.search(query, scope=spec, k=k, mode=mode, levels=tuple(levels) if levels else (0, 1, 2, 3))
     return {"query": res.query, "scope": res.scope, "mode": res.effective_mode, "warnings": res.warnings,
-            "hits": [_hit(h) for h in res.hits]}
+            "time_window": res.time_window, "events_searched_apart": res.parts, "hits": [_hit(h) for h in res.hits]}
 
 
 def memory_context(

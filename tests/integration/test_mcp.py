@@ -147,6 +147,7 @@ def test_mcp_server_over_stdio(
                 "memory_search", {"query": "shopping cart empty", "scope": "project", "mode": "text"}))
             assert [h["session_id"] for h in hits["hits"]] == [s.id]
             assert "SameSite" in hits["hits"][0]["assistant_message"]
+            assert hits["time_window"] is None and hits["events_searched_apart"] is None
             both = _payload(await session.call_tool(
                 "memory_search", {"query": "shopping cart empty", "scope": "global", "mode": "text", "k": 50}))
             assert {s.id, elsewhere.id} <= {h["session_id"] for h in both["hits"]}
