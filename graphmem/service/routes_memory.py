@@ -55,7 +55,8 @@ def search(
 ) -> dict[str, Any]:
     """Turns and summaries through :meth:`GraphMemory.search` (``mode`` as given); facts by cosine
     (semantic, hybrid) or by the text they contain (text). Each result has its score, scope, date
-    and a 200-character excerpt."""
+    and a 200-character excerpt; ``time_window`` and ``events_searched_apart`` say what the turn
+    search read in the query (a time, two events it compares), or are null."""
     mem = state_of(request).memory
     kinds = kinds or list(KINDS)
     with field_errors("scope"):
@@ -63,12 +64,14 @@ def search(
     results: list[dict[str, Any]] = []
     warnings: list[str] = []
     effective = mode
+    window: dict[str, Any] | None = None
+    parts: list[str] | None = None
     levels = [lvl for lvl, want in ((0, "turns" in kinds), (1, "summaries" in kinds), (2, "summaries" in kinds),
                                     (3, "summaries" in kinds)) if want]
     if levels:
         found = mem.search(q, scope=sc, levels=levels, k=k, mode=mode)
         warnings.extend(found.warnings)
-        effective = found.effective_mode
+        effective, window, parts = found.effective_mode, found.time_window, found.parts
         for h in found.hits:
             text = h.user_message if h.kind == "turn" else h.text
             if h.kind == "turn" and h.assistant_message:
@@ -89,7 +92,7 @@ def search(
                             "scope": f.scope_key, "session_id": None, "cwd": None,
                             "date": _iso(f.updated_at or f.created_at), "excerpt": _excerpt(f.content)})
     return {"query": q, "mode": mode, "effective_mode": effective, "scope": str(sc), "results": results,
-            "warnings": warnings}
+            "warnings": warnings, "time_window": window, "events_searched_apart": parts}
 
 
 # -- settings (the tuning stored in the database) -----------------------------------------------

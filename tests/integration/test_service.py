@@ -165,6 +165,7 @@ def test_search_each_mode_with_score_scope_date_and_excerpt(service: Service, na
         assert r.status_code == 200, r.text
         body = r.json()
         assert body["mode"] == mode and body["scope"] == f"project:{proj}"
+        assert body["time_window"] is None and body["events_searched_apart"] is None
         kinds = {h["kind"] for h in body["results"]}
         assert "turn" in kinds and "fact" in kinds, (mode, body)
         turn = next(h for h in body["results"] if h["kind"] == "turn")
