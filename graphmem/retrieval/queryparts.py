@@ -4,9 +4,11 @@
 first, the marathon or the wedding?", "How long after the launch did we fix the login bug?" need
 the turn that tells each event. One search of the whole question ranks the turns that match either
 event together, and the better-matched event often fills the top of the list alone. So the search
-also runs once per event (:func:`parse_query_parts` finds them) and the hits interleave the three
-rankings, whole question first (:func:`interleave`): the best turn of each event reaches the top
-three.
+also runs once per event (:func:`parse_query_parts` finds them), beside the whole question's, and
+the hits take the whole question's first hit, each event's first, the whole question's second,
+each event's second, then the rest of the whole question's ranking (:func:`interleave`,
+``RetrievalConfig.part_rounds``): the best turn of each event reaches the top three, and the whole
+question's ranking, which often holds the evidence already, keeps the rest.
 
 Forms read, in English and French:
 
@@ -18,8 +20,9 @@ Forms read, in English and French:
 * "how many days had passed since A when B";
 * "did A before (or after) B".
 
-Lead-ins are dropped from each part ("the day I", "when", "le jour où"). A part without a word of
-its own ("between 3 and 5") means the question names no two events.
+Lead-ins are dropped from each part ("the day I", "when", "le jour où"), and elliptical parts are
+completed (:func:`_complete`). A part without a word of its own ("between 3 and 5") means the
+question names no two events.
 """
 
 from __future__ import annotations
