@@ -110,3 +110,34 @@ def test_locomo_observations_are_tied_to_the_first_turn_they_cite(tmp_path: Path
     assert conv.observations == [LocomoObservation("Ann", "Ann moved.", "D1:1"),
                                  LocomoObservation("Ann", "Ann has two cats.", "D1:3"),
                                  LocomoObservation("Bob", "Bob likes tea.", "D2:2")]
+
+
+def test_two_event_questions_pair_when_questions_of_different_sessions(tmp_path: Path) -> None:
+    from graphmem.retrieval.queryparts import parse_query_parts
+    from graphmem_devtools.bench.two_events import FORMS, compose_two_event_questions
+
+    samples = [_sample("c1", "Ann", "Bob", 4), _sample("c2", "Cid", "Dee", 4)]
+    samples[0]["qa"] = [  # type: ignore[index]
+        {"question": f"When did Ann paint a {thing}?", "evidence": [f"D{n}:1"], "category": 2, "answer": "x"}
+        for n, thing in ((1, "sunrise"), (2, "lake"), (3, "cat"), (4, "boat"))
+    ] + [{"question": "When did Ann and Bob meet?", "evidence": ["D1:1", "D2:1"], "category": 2, "answer": "x"},
+         {"question": "What did Ann paint?", "evidence": ["D1:1"], "category": 1, "answer": "x"}]
+    data = tmp_path / "locomo.json"
+    data.write_text(json.dumps(samples))
+    haystacks = build_haystacks(data, sessions=6, needles=4, per_conv=1, seed=3)
+    a = compose_two_event_questions(haystacks, rounds=2, seed=5)
+    assert [[q.question for q in h.questions] for h in a] == [
+        [q.question for q in h.questions] for h in compose_two_event_questions(haystacks, rounds=2, seed=5)]
+    (h,) = a  # the other conversation has no "When did" question of one evidence turn
+    assert len({frozenset(q.evidence) for q in h.questions}) == len(h.questions)
+    assert "how long after" in {q.group for q in h.questions}
+    when = {s.key: s.timestamp for s in h.sessions}
+    session_of = {"sunrise": 1, "lake": 2, "cat": 3, "boat": 4}
+    for n, q in enumerate(h.questions):
+        assert q.group == list(FORMS)[n % len(FORMS)] and len(q.gold_turns) == 2 and len(q.gold_sessions) == 2
+        assert q.question == FORMS[q.group].format(a=q.evidence[0], b=q.evidence[1])
+        parts = parse_query_parts(q.question)
+        assert parts is not None and [p.lower() for p in parts.parts] == [e.lower() for e in q.evidence]
+        if q.group == "how long after":  # asked in the order the events happened
+            first, second = (when[f"c1/s{session_of[e.split()[-1]]}"] for e in q.evidence)
+            assert first < second

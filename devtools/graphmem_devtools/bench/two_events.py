@@ -2,7 +2,7 @@
 
 "How many days passed between the day I X and the day I Y?", "Which happened first, X or Y?": the
 answer needs the turn that tells each event, so a question scores only when both are in the top k.
-LoCoMo holds six such questions, too few to measure, so this benchmark composes them reproducibly
+LoCoMo holds eight that the parser reads, too few to measure, so this benchmark composes them reproducibly
 from the haystack benchmark's own (:func:`graphmem_devtools.bench.haystack.build_haystacks`): two
 "When did <event>?" questions of one haystack, each with one evidence turn, in different sessions,
 make one question in one of four forms (:data:`FORMS`). Its gold turns are both evidence turns.
