@@ -125,9 +125,9 @@ def test_two_event_questions_pair_when_questions_of_different_sessions(tmp_path:
     data = tmp_path / "locomo.json"
     data.write_text(json.dumps(samples))
     haystacks = build_haystacks(data, sessions=6, needles=4, per_conv=1, seed=3)
-    a = compose_two_event_questions(haystacks, rounds=2, seed=5)
+    a = compose_two_event_questions(haystacks, rounds=4, seed=5)
     assert [[q.question for q in h.questions] for h in a] == [
-        [q.question for q in h.questions] for h in compose_two_event_questions(haystacks, rounds=2, seed=5)]
+        [q.question for q in h.questions] for h in compose_two_event_questions(haystacks, rounds=4, seed=5)]
     (h,) = a  # the other conversation has no "When did" question of one evidence turn
     assert len({frozenset(q.evidence) for q in h.questions}) == len(h.questions)
     assert "how long after" in {q.group for q in h.questions}
