@@ -27,6 +27,7 @@ _FR = re.compile(r"\b(?P<rel>avant|après|apres|depuis|jusqu'à ce)\s+(?P<event>
                  r"|le |la |les |l'|son |sa |ses |leur |leurs |d'|de )[^?.!,;:()]+)")
 _CUT = re.compile(r"\s+(?:did|do|does|was|were|is|are|had|has|have|will|would|could|should|can)\s+"
                   r"(?:i|we|you|he|she|they|it)\b|\s+(?:and|or|but|so)\s+(?:what|how|why|where|when|did|do)\b|"
+                  r"\s+when\s+(?:i|we|you|he|she|they|it)\b|\s+quand\s+(?:j'|je|nous|tu|vous|il|elle|on)\b|"
                   r"\s+(?:ai-je|avons-nous|est-ce)\b")
 _NOT_EVENT = re.compile(r"(?:that|then|this|these|those|it|now|long|ever|all|yesterday|today|tomorrow|tonight|"
                         r"midnight|noon|lunch|dinner|breakfast|bed|work|school|date|how|what|when|where|who|"
