@@ -57,8 +57,12 @@ _FIRST = re.compile(r"\bwhich\b[^?!;\n,:]*?\b(?:first|earlier|sooner|later|last|
                     rf"\s*[,:]?\s+(?P<a>{_SPAN}?),?\s+or\s+(?P<b>{_SPAN})")
 _PREMIER = re.compile(r"\b(?:qu'est-ce qui|lequel|laquelle|quel|quelle|qu'ai-je)\b[^?!;\n,:]*?"
                       rf"\b(?:en premier|d'abord|en dernier)\s*[,:]?\s+(?P<a>{_SPAN}?),?\s+ou\s+(?P<b>{_SPAN})")
-_AFTER = re.compile(r"\bhow (?:long|many \w+|much time)\s+(?:after|before)\s+(?P<a>[^?!;\n]+?)\s+"
-                    rf"(?:did|do|does|was|were|had|have|has)\s+(?P<b>{_SPAN})")
+_AFTER_DID = re.compile(r"\bhow (?:long|many \w+|much time)\s+(?:after|before)\s+(?P<a>[^?!;\n]+)\s+"
+                        rf"(?:did|do|does)\s+(?P<b>{_SPAN})")
+_AFTER = re.compile(r"\bhow (?:long|many \w+|much time)\s+(?:after|before)\s+(?P<a>[^?!;\n]+)\s+"
+                    rf"(?:was|were|had|have|has)\s+(?P<b>{_SPAN})")
+"""The event after "how long after" runs to the last "did" (else to the last "was", "had", ...):
+"how long after I had lunch did I nap"."""
 _SINCE_WHEN = re.compile(rf"\bhow (?:long|many \w+|much time)\b[^?!;\n]*?\bsince\s+(?P<a>{_SPAN}?)\s+when\s+"
                          rf"(?P<b>{_SPAN})")
 _DID = re.compile(r"^\W*(?:did|was|were|had|have|has|do|does|is|are) (?P<a>[^?!;\n]+?)\s+(?:before|after|prior to)\s+"
@@ -78,6 +82,10 @@ _FORM_WORDS = frozenset((
     "qu'est-ce", "quel", "quelle", "lequel", "laquelle", "est", "ai-je",
 ))
 """Words of the forms themselves, left out of the context a one-word part borrows."""
+_ORDINALS = frozenset((
+    "first", "second", "third", "fourth", "fifth", "last", "next", "previous", "1st", "2nd", "3rd", "4th", "5th",
+    "premier", "première", "deuxième", "seconde", "troisième", "dernier", "dernière",
+))
 
 
 @dataclass(frozen=True)
@@ -106,11 +114,16 @@ def _words(part: str) -> list[str]:
 
 def _complete(a: str, b: str, context: list[str]) -> tuple[str, str]:
     """Elliptical parts made whole: a second part of one bare word after a longer first one stands
-    for the first one's last word ("Andrew adopting Toby and Buddy": "Andrew adopting Buddy"); a
-    part still of one word takes the question's other words ("which pet did Jolene adopt first,
-    Susie or Seraphim": "Susie pet jolene adopt")."""
-    if len(b.split()) == 1 and len(_words(a)) >= 2:
-        b = " ".join([*a.split()[:-1], b])
+    for the first one's last word ("Andrew adopting Toby and Buddy": "Andrew adopting Buddy"); two
+    ordinals share what surrounds them ("Sam's first and second doctor's appointment": "Sam's first
+    doctor's appointment", "Sam's second doctor's appointment"); a part still of one word takes the
+    question's other words ("which pet did Jolene adopt first, Susie or Seraphim": "Susie pet jolene
+    adopt")."""
+    wa, wb = a.split(), b.split()
+    if len(wb) == 1 and len(_words(a)) >= 2:
+        b = " ".join([*wa[:-1], b])
+    elif wa and len(wb) > 1 and wa[-1].lower() in _ORDINALS and wb[0].lower() in _ORDINALS:
+        a, b = " ".join([*wa, *wb[1:]]), " ".join([*wa[:-1], *wb])
     return tuple(  # type: ignore[return-value]
         " ".join([p, *(w for w in context if w not in _words(p))]) if len(_words(p)) == 1 and context else p
         for p in (a, b))
@@ -133,7 +146,7 @@ def parse_query_parts(query: str) -> QueryParts | None:
                          m.end("rest"), m.start())
                 break
     if found is None:
-        for pattern in (_FIRST, _PREMIER, _AFTER, _SINCE_WHEN, _DID):
+        for pattern in (_FIRST, _PREMIER, _AFTER_DID, _AFTER, _SINCE_WHEN, _DID):
             m = pattern.search(low)
             if m is not None:
                 found = (m.start("a"), m.end("a"), m.start("b"), m.end("b"), m.start())

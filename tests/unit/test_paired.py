@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem_devtools.bench.paired import paired_cells, paired_markdown, sign_test
+from graphmem_devtools.bench.paired import differing_questions, paired_cells, paired_markdown, sign_test
 
 
 def test_sign_test_matches_the_binomial_tails() -> None:
@@ -24,6 +24,15 @@ def test_paired_cells_count_wins_and_losses_per_half() -> None:
     assert cells["test"]["turn all@5"] == {"gained": 1, "lost": 0, "p": 1.0}
     assert cells["all"]["turn all@5"]["gained"] == 2 and cells["all"]["turn all@5"]["lost"] == 1
     assert cells["all"]["turn all@10"] == {"gained": 1, "lost": 0, "p": 1.0}  # b#1 is missing from other
+
+
+def test_differing_questions_name_each_win_and_loss() -> None:
+    base = {"a#0": {"turn all@5": 1.0, "turn all@10": 1.0}, "a#1": {"turn all@5": 0.0, "turn all@10": 1.0},
+            "b#1": {"turn all@5": 1.0, "turn all@10": 1.0}}
+    other = {"a#0": {"turn all@5": 1.0, "turn all@10": 1.0}, "a#1": {"turn all@5": 1.0, "turn all@10": 1.0}}
+    assert differing_questions(base, other, {"a#1": "which came first?"}) == [
+        {"key": "a#1", "question": "which came first?", "default": {"turn all@5": 0.0, "turn all@10": 1.0},
+         "this": {"turn all@5": 1.0, "turn all@10": 1.0}}]
 
 
 def test_paired_markdown_lists_runs_with_cells_only() -> None:

@@ -32,7 +32,7 @@ from graphmem.retrieval.models import SearchMode
 from graphmem.worker import SummaryWorker, WorkerConfig
 
 from ..statements import dev_db
-from .paired import paired_cells, paired_markdown
+from .paired import differing_questions, paired_cells, paired_markdown
 from .store import cleanup_bench_namespace
 
 __all__ = [
@@ -314,6 +314,7 @@ def measure_haystacks(
         finally:
             expansion.restore()
         halves = {f"{h.name}#{n}": h.half for h in haystacks for n in range(len(h.questions))}
+        texts = {f"{h.name}#{n}": q.question for h in haystacks for n, q in enumerate(h.questions)}
         baselines = {
             BASELINE_NAMES[0]: table([(h, q, score_ranking(q, r)) for h, q, r in bm25_rankings(haystacks)], groups),
             BASELINE_NAMES[1]: table([(h, q, score_ranking(q, r))
@@ -331,7 +332,8 @@ def measure_haystacks(
             "tool_calls": tool_calls,
             "runs": [{"name": r.name, "mode": r.mode, "config": asdict(r.config), "dated": r.dated,
                       "table": r.table, "search_latency_ms": r.latency_ms,
-                      "paired": paired_cells(runs[0].outcomes, r.outcomes, halves) if i else {}}
+                      "paired": paired_cells(runs[0].outcomes, r.outcomes, halves) if i else {},
+                      "differing": differing_questions(runs[0].outcomes, r.outcomes, texts) if i else []}
                      for i, r in enumerate(runs)],
             "baselines": baselines,
         }

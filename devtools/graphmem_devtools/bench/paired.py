@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from math import comb
 
-__all__ = ["PAIRED_METRICS", "paired_cells", "paired_markdown", "sign_test"]
+__all__ = ["PAIRED_METRICS", "differing_questions", "paired_cells", "paired_markdown", "sign_test"]
 
 PAIRED_METRICS = ("turn all@5", "turn all@10")
 
@@ -44,6 +44,21 @@ def paired_cells(base: Mapping[str, Mapping[str, float]], other: Mapping[str, Ma
                 lost += d < 0
             cells[m] = {"gained": gained, "lost": lost, "p": round(sign_test(gained, lost), 3)}
         out[half] = cells
+    return out
+
+
+def differing_questions(base: Mapping[str, Mapping[str, float]], other: Mapping[str, Mapping[str, float]],
+                        texts: Mapping[str, str], metrics: Sequence[str] = PAIRED_METRICS,
+                        ) -> list[dict[str, object]]:
+    """The questions ``other`` scores differently from ``base`` on any of ``metrics``, so a paired
+    win or loss can be named: key, question text (``texts``), and each side's scores on them."""
+    out: list[dict[str, object]] = []
+    for key, scores in base.items():
+        mine = other.get(key)
+        if mine is None or all(mine.get(m, 0.0) == scores.get(m, 0.0) for m in metrics):
+            continue
+        out.append({"key": key, "question": texts.get(key, ""), "default": {m: scores.get(m, 0.0) for m in metrics},
+                    "this": {m: mine.get(m, 0.0) for m in metrics}})
     return out
 
 
