@@ -204,10 +204,11 @@ def parts_pool() -> ThreadPoolExecutor:
 
 
 def merge_parts(result: SearchResult, parts: QueryParts, found: Sequence[SearchResult], k: int,
-                rounds: int = 0) -> SearchResult:
+                rounds: int = 0, total_ms: float | None = None) -> SearchResult:
     """``result`` with its hits interleaved with those of each event's search (``found``, in the
     order of ``parts.parts``; ``rounds``: see :func:`interleave`): each hit keeps the scores of the
-    search that found it first."""
+    search that found it first. ``timings_ms["parts"]`` is the events' searches added up;
+    ``total`` is ``total_ms`` (the time it all took, the searches side by side), else the sum."""
     rankings = [result.hits, *(r.hits for r in found)]
     by_id = {h.id: h for ranking in reversed(rankings) for h in ranking}
     merged = [by_id[i] for i in interleave([[h.id for h in ranking] for ranking in rankings], k, rounds)]
@@ -215,6 +216,7 @@ def merge_parts(result: SearchResult, parts: QueryParts, found: Sequence[SearchR
     warnings = list(dict.fromkeys([*result.warnings, *(w for r in found for w in r.warnings)]))
     strategy = {**result.strategy, "parts": {"phrase": parts.phrase, "parts": list(parts.parts),
                                              "hits": [len(r.hits) for r in found]}}
-    timings = {**result.timings_ms, "parts": took, "total": round(result.timings_ms.get("total", 0.0) + took, 3)}
+    total = total_ms if total_ms is not None else result.timings_ms.get("total", 0.0) + took
+    timings = {**result.timings_ms, "parts": took, "total": round(total, 3)}
     return result.model_copy(update={"hits": merged, "warnings": warnings, "strategy": strategy,
                                      "timings_ms": timings, "parts": list(parts.parts)})

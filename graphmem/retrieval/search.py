@@ -147,6 +147,7 @@ class Searcher:
     ) -> SearchResult:
         """Search; see :meth:`graphmem.GraphMemory.search`. ``vector`` skips embedding the query. A
         question comparing two events is also searched once per event (:mod:`.queryparts`)."""
+        t0 = time.perf_counter()
         args: dict[str, Any] = {"scope": scope, "levels": levels, "k": k, "mode": mode, "min_score": min_score,
                                 "locale": locale, "with_embeddings": with_embeddings, "now": now}
         parts = split_parts(self.config, query)
@@ -155,7 +156,8 @@ class Searcher:
         result = self._search_one(query, vector=vector, **args)
         if parts is None or not parts_apply(result):
             return result
-        return merge_parts(result, parts, [f.result() for f in ahead], k, self.config.part_rounds)
+        found = [f.result() for f in ahead]
+        return merge_parts(result, parts, found, k, self.config.part_rounds, total_ms=ms_since(t0))
 
     def _search_one(
         self, query: str, *, scope: Scope | str | None, levels: Sequence[int], k: int, mode: SearchMode,

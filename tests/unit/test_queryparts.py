@@ -117,6 +117,8 @@ def test_merge_parts_interleaves_hits_and_says_what_it_did() -> None:
     assert merged.strategy["parts"] == {"phrase": "phrase", "parts": ["the marathon", "the wedding"], "hits": [3, 3]}
     assert merged.warnings == ["one", "two"]
     assert merged.timings_ms["parts"] == 20.0 and merged.timings_ms["total"] == 30.0
+    side_by_side = merge_parts(whole, QueryParts(("a", "b"), "p"), [a, b], 3, total_ms=14.5)
+    assert side_by_side.timings_ms["total"] == 14.5  # the searches ran beside each other
     assert whole.parts is None and [h.id for h in whole.hits] == ["w1", "w2", "w3"]
 
 
