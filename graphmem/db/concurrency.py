@@ -11,13 +11,14 @@ run beside it.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
 from .client import Database
 
-__all__ = ["OnDemand", "pool_for"]
+__all__ = ["LazyPool", "OnDemand", "pool_for"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -63,3 +64,17 @@ def pool_for(db: Database, default: Callable[[], Executor]) -> Executor:
     return mine if mine is not None else default()
 
 
+class LazyPool:
+    """A process-wide thread pool made on first use: calling it returns the pool (so it is the
+    ``default`` :func:`pool_for` takes). An operation's pool costs nothing until it runs."""
+
+    def __init__(self, workers: int, name: str) -> None:
+        self._workers, self._name = workers, name
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix=self._name)
+            return self._pool

@@ -22,14 +22,14 @@ import uuid
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from datetime import datetime, timedelta, tzinfo
 from typing import Any, Literal
 
 import numpy as np
 
 from ..db import Database, DeferredWrites
-from ..db.concurrency import pool_for
+from ..db.concurrency import LazyPool, pool_for
 from ..db.params import vector_param
 from ..db.rows import native
 from ..embedding import Embedder, query_vector
@@ -143,16 +143,7 @@ def _coalesce(message: str | Sequence[str]) -> str:
     return " ".join(clean_text(m).strip() for m in message if m and m.strip())
 
 
-_POOL: ThreadPoolExecutor | None = None
-_POOL_LOCK = threading.Lock()
-
-
-def _inject_pool() -> ThreadPoolExecutor:
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphmem-inject")
-        return _POOL
+_inject_pool = LazyPool(4, "graphmem-inject")
 
 
 VectorSource = list[float] | Callable[[], list[float] | None] | None

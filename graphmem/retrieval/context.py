@@ -10,10 +10,9 @@ rendered block stays within ``budget_chars`` (recent turns first, then turns, su
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from contextlib import AbstractContextManager, nullcontext, suppress
 from datetime import UTC, datetime
 from typing import Any
@@ -22,7 +21,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from ..db import Database, DeferredWrites
-from ..db.concurrency import pool_for
+from ..db.concurrency import LazyPool, pool_for
 from ..db.params import vector_param
 from ..db.rows import native
 from ..embedding import Embedder, query_vector
@@ -322,18 +321,9 @@ def render_context(block: ContextBlock, config: ContextConfig, dropped: dict[str
     return text
 
 
-_pool_lock = threading.Lock()
-_pool: ThreadPoolExecutor | None = None
-
-
-def _executor() -> ThreadPoolExecutor:
-    """A small shared pool for the concurrent parts of :func:`context_for_session` (the driver is
-    thread-safe; each statement takes its own session)."""
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphmem-context")
-        return _pool
+_executor = LazyPool(4, "graphmem-context")
+"""A small shared pool for the concurrent parts of :func:`context_for_session` (the driver is
+thread-safe; each statement takes its own session)."""
 
 
 def _ms(t0: float) -> float:

@@ -28,20 +28,15 @@ question names no two events.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
 
 from .lucene import query_terms
 from .models import RetrievalConfig, SearchResult
 
-__all__ = ["MAX_QUERY_CHARS", "QueryParts", "interleave", "merge_parts", "parse_query_parts", "parts_apply", "parts_pool",
+__all__ = ["MAX_QUERY_CHARS", "QueryParts", "interleave", "merge_parts", "parse_query_parts", "parts_apply",
            "split_parts"]
-
-_parts_pool: ThreadPoolExecutor | None = None
-_parts_lock = threading.Lock()
 
 MAX_QUERY_CHARS = 400
 """A longer query is a request or a prompt, not a question comparing two events: it is not split."""
@@ -124,9 +119,13 @@ def _complete(a: str, b: str, context: list[str]) -> tuple[str, str]:
         b = " ".join([*wa[:-1], b])
     elif wa and len(wb) > 1 and wa[-1].lower() in _ORDINALS and wb[0].lower() in _ORDINALS:
         a, b = " ".join([*wa, *wb[1:]]), " ".join([*wa[:-1], *wb])
-    return tuple(  # type: ignore[return-value]
-        " ".join([p, *(w for w in context if w not in _words(p))]) if len(_words(p)) == 1 and context else p
-        for p in (a, b))
+    return _borrow(a, context), _borrow(b, context)
+
+
+def _borrow(part: str, context: list[str]) -> str:
+    """``part`` followed by the ``context`` words it lacks, when it has only one word of its own."""
+    own = _words(part)
+    return " ".join([part, *(w for w in context if w not in own)]) if len(own) == 1 and context else part
 
 
 def parse_query_parts(query: str) -> QueryParts | None:
@@ -191,16 +190,6 @@ def parts_apply(result: SearchResult) -> bool:
     if not result.hits:
         return False
     return result.time_window is None or result.time_window.get("anchor") == "event"
-
-
-def parts_pool() -> ThreadPoolExecutor:
-    """Threads for the events' searches, which run beside the whole query's (their own pool: each
-    waits on the search pool's threads in turn)."""
-    global _parts_pool
-    with _parts_lock:
-        if _parts_pool is None:
-            _parts_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphmem-parts")
-        return _parts_pool
 
 
 def merge_parts(result: SearchResult, parts: QueryParts, found: Sequence[SearchResult], k: int,

@@ -36,13 +36,13 @@ import math
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from ..db import Database
-from ..db.concurrency import pool_for
+from ..db.concurrency import LazyPool, pool_for
 from ..embedding import Embedder
 from ..errors import DatabaseError, InvalidInput
 from .fusion import combsum, rrf
@@ -51,7 +51,7 @@ from .hits import Candidate, SearchRun, hydrate, ms_since, query_embedding
 from .longturns import reweigh_long_turns, session_prior_share, vector_shares
 from .lucene import build_query, fields_for, query_terms
 from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
-from .queryparts import merge_parts, parts_apply, parts_pool, split_parts
+from .queryparts import merge_parts, parts_apply, split_parts
 from .rerank import rerank_fused, reranks
 from .scopes import Scope, parse_scope
 
@@ -95,18 +95,12 @@ def check_levels(levels: Iterable[int]) -> list[int]:
     return out
 
 
-_search_pool: ThreadPoolExecutor | None = None
-_search_pool_lock = threading.Lock()
-
-
-def _pool() -> ThreadPoolExecutor:
-    """Threads for the text half of hybrid searches (its own pool: a search may itself run inside
-    another pool's thread, e.g. build_context's)."""
-    global _search_pool
-    with _search_pool_lock:
-        if _search_pool is None:
-            _search_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="graphmem-search")
-        return _search_pool
+_pool = LazyPool(8, "graphmem-search")
+"""Threads for the text half of hybrid searches (its own pool: a search may itself run inside
+another pool's thread, e.g. build_context's)."""
+_parts_pool = LazyPool(4, "graphmem-parts")
+"""Threads for the searches of a question's events, beside the whole question's (their own pool:
+each waits on the search pool's threads in turn)."""
 
 
 class Searcher:
@@ -151,7 +145,7 @@ class Searcher:
         args: dict[str, Any] = {"scope": scope, "levels": levels, "k": k, "mode": mode, "min_score": min_score,
                                 "locale": locale, "with_embeddings": with_embeddings, "now": now}
         parts = split_parts(self.config, query)
-        ahead = [pool_for(self.db, parts_pool).submit(self._search_one, p, vector=None, **args)
+        ahead = [pool_for(self.db, _parts_pool).submit(self._search_one, p, vector=None, **args)
                  for p in (parts.parts if parts else ())]
         result = self._search_one(query, vector=vector, **args)
         if parts is None or not parts_apply(result):

@@ -281,6 +281,18 @@ def results_source_note(path: Path, loaded: Mapping[str, Any]) -> str:
 ONLY_HELP = "comma-separated run names to evaluate (exact names; default: all)"
 
 
+def add_load_args(parser: Any, *, reuse_help: str, sweep_help: str) -> None:
+    """The options every haystack-shaped benchmark verb shares: keep or reuse its load, the sweep
+    and ``--only``, the summary worker, where the results go."""
+    parser.add_argument("--keep", action="store_true", help="keep the loaded data (namespace printed)")
+    parser.add_argument("--reuse", default=None, help=reuse_help)
+    parser.add_argument("--sweep", action="store_true", help=sweep_help)
+    parser.add_argument("--only", default=None, help=ONLY_HELP)
+    parser.add_argument("--summaries", action="store_true", help="run the summary worker (extractive summarizer) to "
+                        "idle before scoring, as a deployment would")
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results"))
+
+
 class _Named(Protocol):
     name: str
 

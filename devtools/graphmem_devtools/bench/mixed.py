@@ -26,7 +26,7 @@ from typing import Any
 from graphmem.memory import GraphMemory
 
 from .coding_data import KINDS, build_coding_haystacks
-from .common import ONLY_HELP, BenchResult, bench_command, machine_info, publish, select_runs
+from .common import BenchResult, add_load_args, bench_command, machine_info, publish, select_runs
 from .haystack import GROUPS, build_haystacks, sweep_haystack_runs
 from .haystack_core import (
     HALF_NAMES,
@@ -133,13 +133,8 @@ def register(verbs: Any) -> None:
     p.add_argument("--coding-sessions", type=int, default=30, help="coding sessions per haystack (default 30)")
     p.add_argument("--limit", type=int, default=None, help="haystacks per half (default all: 5)")
     p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--keep", action="store_true", help="keep the loaded data (namespace printed)")
-    p.add_argument("--reuse", default=None, help="re-score a namespace kept by an earlier --keep run (same sizes)")
-    p.add_argument("--sweep", action="store_true", help="also run the variants of `bench haystack --sweep`")
-    p.add_argument("--only", default=None, help=ONLY_HELP)
-    p.add_argument("--summaries", action="store_true",
-                   help="run the summary worker (extractive summarizer) to idle before scoring")
-    p.add_argument("--out", type=Path, default=Path("benchmarks/results"))
+    add_load_args(p, reuse_help="re-score a namespace kept by an earlier --keep run (same sizes)",
+                  sweep_help="also run the variants of `bench haystack --sweep`")
     p.set_defaults(handler=_mixed)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from graphmem.cli.common import open_memory
 
 from ..bench import run_store_bench, write_results
-from ..bench.common import ONLY_HELP, bench_command, publish, select_runs
+from ..bench.common import ONLY_HELP, add_load_args, bench_command, publish, select_runs
 
 __all__ = ["register"]
 
@@ -246,25 +246,14 @@ def _register_retrieval_verbs(verbs: Any) -> None:
     hs = verbs.add_parser("haystack", help="LoCoMo sessions in 50-session haystacks: turn all@5/10/30, session all@5")
     hs.add_argument("--data", type=Path, default=Path("../shared/benchmarks/locomo/locomo10.json"))
     hs.add_argument("--per-conv", type=int, default=2, help="haystacks per LoCoMo conversation")
-    hs.add_argument("--keep", action="store_true", help="keep the loaded data (namespace printed)")
-    hs.add_argument("--reuse", default=None, help="re-score a namespace kept by an earlier --keep run (it is kept again)")
-    hs.add_argument("--sweep", action="store_true", help="also run the diversity / weighting variants")
-    hs.add_argument("--only", default=None, help=ONLY_HELP)
-    hs.add_argument("--summaries", action="store_true",
-                    help="run the summary worker (extractive summarizer) to idle before scoring, as a deployment would")
-    hs.add_argument("--out", type=Path, default=Path("benchmarks/results"))
+    add_load_args(hs, reuse_help="re-score a namespace kept by an earlier --keep run (it is kept again)",
+                  sweep_help="also run the diversity / weighting variants")
     hs.set_defaults(handler=_haystack)
     te = verbs.add_parser("two-events", help="questions comparing two events, composed in the LoCoMo haystacks: "
                                              "both evidence turns in the top 5/10/30")
     te.add_argument("--data", type=Path, default=Path("../shared/benchmarks/locomo/locomo10.json"))
-    te.add_argument("--keep", action="store_true", help="keep the loaded data (namespace printed)")
-    te.add_argument("--reuse", default=None,
-                    help="re-score a namespace kept by an earlier --keep run of this or `bench haystack`")
-    te.add_argument("--sweep", action="store_true", help="also run the graph source and time windows off")
-    te.add_argument("--only", default=None, help=ONLY_HELP)
-    te.add_argument("--summaries", action="store_true",
-                    help="run the summary worker (extractive summarizer) to idle before scoring, as a deployment would")
-    te.add_argument("--out", type=Path, default=Path("benchmarks/results"))
+    add_load_args(te, reuse_help="re-score a namespace kept by an earlier --keep run of this or `bench haystack`",
+                  sweep_help="also run fewer of each event's hits in turn, the graph source and time windows off")
     te.set_defaults(handler=_two_events)
 
 
