@@ -1,9 +1,11 @@
 """Re-ranking of the fused candidates: lift those inside the time window the query names
-(:mod:`.timewindow`; or, failing that, on the side of an event it names: :mod:`.eventwindow`), then
-spread the top k over sessions (:mod:`.diversity`).
+(:mod:`.timewindow`; or, failing that, on the side of an event it names: :mod:`.eventwindow`), lift
+those that tell a time when the query asks when (:mod:`.tellswhen`), then spread the top k over
+sessions (:mod:`.diversity`).
 
-Runs only when it has something to do (a window or an event was found, or ``session_decay`` < 1): it
-reads the candidates' sessions and timestamps in one extra round trip (``search/candidate_meta``). An
+Runs only when it has something to do (a window or an event was found, the query asks when, or
+``session_decay`` < 1): it reads the candidates' sessions and timestamps (and, for a question that
+asks when, their texts) in one extra round trip (``search/candidate_meta``). An
 event costs one small full-text search of its clause and one read of the turns it ranks best
 (``search/event_turns``).
 
@@ -26,6 +28,7 @@ from .diversity import session_diversify
 from .eventwindow import EventReference, covers, event_window, parse_event_reference
 from .models import RetrievalConfig
 from .scopes import Scope
+from .tellswhen import asks_when, lift_told
 from .timewindow import TimeWindow, boost_in_window, parse_time_window
 
 __all__ = ["EventSearch", "Fused", "event_turn", "last_turn_at", "rerank_fused", "reranks", "window_for"]
@@ -51,8 +54,9 @@ def _named_window(config: RetrievalConfig, query: str, now: datetime | None) -> 
 
 def reranks(config: RetrievalConfig, query: str, now: datetime | None) -> bool:
     """Whether the re-ranking will run for this query (it then needs full candidate pages from
-    every source): session diversity is on, or the query names a time window or an event."""
-    if config.session_decay < 1.0:
+    every source): session diversity is on, the query asks when, or it names a time window or an
+    event."""
+    if config.session_decay < 1.0 or (config.when_boost > 0 and asks_when(query)):
         return True
     if config.time_boost > 0 and _named_window(config, query, now) is not None:
         return True
@@ -128,7 +132,8 @@ def rerank_fused(
     names no time). ``strategy["rerank"]`` records what was done."""
     window = _named_window(config, query, now) if config.time_boost > 0 else None
     event = parse_event_reference(query) if window is None and config.event_boost > 0 and find_event else None
-    if window is None and event is None and config.session_decay >= 1.0:
+    when = config.when_boost > 0 and asks_when(query)
+    if window is None and event is None and not when and config.session_decay >= 1.0:
         return fuse(k), None
     pool = fuse(max(k, config.rerank_pool))
     if not pool:
@@ -137,6 +142,7 @@ def rerank_fused(
         "search/candidate_meta",
         turnIds=[d for d, kind, _, _ in pool if kind == "turn"],
         summaryIds=[d for d, kind, _, _ in pool if kind != "turn"],
+        withText=when, textChars=config.max_chars,
     )
     session_of = {r["id"]: r["sessionId"] for r in rows}
     stamp_of = {r["id"]: _utc(r["timestamp"]) for r in rows}
@@ -155,6 +161,8 @@ def rerank_fused(
     if window is not None:
         scored = boost_in_window(scored, stamp_of, window, boost)
         info["in_window"] = sum(1 for d, _ in scored if (ts := stamp_of.get(d)) is not None and window.contains(ts))
+    if when:
+        scored, info["tells_when"] = lift_told(scored, {r["id"]: r["text"] for r in rows}, config.when_boost)
     scored = session_diversify(scored, session_of, decay=config.session_decay, k=k, free=config.session_free)
     info["session_decay"] = config.session_decay
     strategy["rerank"] = info

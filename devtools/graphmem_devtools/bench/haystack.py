@@ -159,6 +159,7 @@ def sweep_haystack_runs() -> list[HaystackRun]:
         HaystackRun("hybrid: no seasons nor parts of months", "hybrid", replace(best, calendar_periods=False)),
         HaystackRun("hybrid: no event windows", "hybrid", replace(best, event_boost=0.0)),
         HaystackRun("hybrid: no query parts", "hybrid", replace(best, query_parts=False)),
+        HaystackRun("hybrid: no when boost", "hybrid", replace(best, when_boost=0.0)),
         HaystackRun("hybrid: event boost 0.6", "hybrid", replace(best, event_boost=0.6)),
         HaystackRun("hybrid: time-window boost 0.3", "hybrid", replace(best, time_boost=0.3)),
         HaystackRun("hybrid: questions asked without their date", "hybrid", best, dated=False),

@@ -419,6 +419,7 @@ def sweep_runs() -> list[LocomoRun]:
         LocomoRun("hybrid: no seasons nor parts of months", "hybrid", replace(best, calendar_periods=False)),
         LocomoRun("hybrid: no event windows", "hybrid", replace(best, event_boost=0.0)),
         LocomoRun("hybrid: no query parts", "hybrid", replace(best, query_parts=False)),
+        LocomoRun("hybrid: no when boost", "hybrid", replace(best, when_boost=0.0)),
         LocomoRun("hybrid: event boost 0.6", "hybrid", replace(best, event_boost=0.6)),
         LocomoRun("hybrid: session decay 0.7 after 2", "hybrid", replace(best, session_decay=0.7, session_free=2)),
         LocomoRun("hybrid: no session prior", "hybrid", replace(best, session_weight=0.0)),

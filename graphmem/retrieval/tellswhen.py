@@ -1,0 +1,80 @@
+"""Questions that ask *when*, and memories that tell when.
+
+"When did Caroline go to the support group?" is best answered by the turn that places the event
+in time ("I went to a support group yesterday"), not by another turn about the same group. So a
+question that asks for a time (:func:`asks_when`: "when ...", "what year ...", "how long ago ...",
+"quand ...", "en quelle année ...") lifts the candidates whose text tells one (:func:`tells_when`: a
+relative time such as "yesterday", "last week", "3 days ago", a weekday, a month, a year, a date;
+English and French). The turn's own timestamp then dates the event. The lift is
+``RetrievalConfig.when_boost`` x the best score (:mod:`.rerank`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TypeVar
+
+from .timewords import MONTHS, NUM, SEASON, UNIT, WEEKDAY, YEAR
+
+__all__ = ["asks_when", "lift_told", "tells_when"]
+
+K = TypeVar("K", bound=Hashable)
+
+_LEAD = r"^\W*(?:(?:and|so|but|ok|okay|hey|et|alors|mais)\W+)?"
+_ASKS = re.compile(
+    _LEAD + r"(?:when\b|since when\b|how long ago\b"
+    r"|(?:in |at |on )?(?:what|which) (?:year|month|date|day|season|time)\b"
+    r"|(?:depuis )?quand\b|il y a combien de temps\b|en quel(?:le)? (?:année|annee|mois|saison)\b"
+    r"|(?:à|a|en|de) quelle (?:date|année|annee|époque|epoque)\b|quel jour\b)",
+    re.IGNORECASE,
+)
+
+_MONTHS = "|".join(sorted((m for m in MONTHS if m != "may"), key=len, reverse=True))
+_PERIOD = rf"(?:{UNIT}|{WEEKDAY}|{SEASON}|night|morning|evening|afternoon)"
+_TELLS = re.compile(
+    r"\b(?:"
+    r"yesterday|today|tonight|tomorrow|recently|lately|ago|the other day|earlier this"
+    rf"|(?:last|this|next|past|previous) {_PERIOD}"
+    rf"|{WEEKDAY}s?|week-?ends?|{YEAR}|{_MONTHS}"
+    r"|(?:in|early|late|mid|last|next|this|of) may|may \d{1,2}|\d{1,2}(?:st|nd|rd|th)? (?:of )?may"
+    r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?|\d{4}-\d\d-\d\d"
+    r"|hier|avant-hier|aujourd'hui|demain|ce (?:soir|matin|week-end|mois)|cette (?:semaine|année|annee)"
+    rf"|il y a {NUM} {UNIT}|récemment|recemment|dernièrement|dernierement"
+    r"|(?:dernier|dernière|derniere|passé|passée|passee|prochain|prochaine)"
+    r")\b",
+    re.IGNORECASE,
+)
+
+
+def asks_when(query: str) -> bool:
+    """Whether ``query`` asks for a time: it opens with "when", "since when", "how long ago", "what /
+    which year (month, date, day)", "quand", "depuis quand", "en quelle année", "quel jour"…"""
+    return bool(_ASKS.search(query[:200]))
+
+
+def tells_when(text: str) -> bool:
+    """Whether ``text`` tells a time: a relative one ("yesterday", "last week", "3 days ago", "il y a
+    deux jours", "la semaine dernière"), a weekday, a weekend, a month (the modal "may" is not
+    read as May), a year or a date."""
+    return bool(_TELLS.search(text))
+
+
+def lift_told(
+    ranked: Sequence[tuple[K, float]], texts: Mapping[K, str | None], boost: float,
+) -> tuple[list[tuple[K, float]], int]:
+    """Add ``boost`` x the best score to each candidate whose text (``texts``; unknown or empty:
+    none) tells a time; best first (stable), and how many were lifted."""
+    if not ranked or boost <= 0:
+        return list(ranked), 0
+    top = max(abs(s) for _, s in ranked) or 1.0
+    out, lifted = [], 0
+    for item, score in ranked:
+        text = texts.get(item)
+        if text and tells_when(text):
+            out.append((item, score + boost * top))
+            lifted += 1
+        else:
+            out.append((item, score))
+    out.sort(key=lambda x: -x[1])
+    return out, lifted
