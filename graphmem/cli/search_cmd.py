@@ -93,7 +93,8 @@ _ANCHORS = {"query date": "the search's date", "now": "the current time", "last 
 
 def how_found(res: SearchResult) -> list[str]:
     """What shaped the ranking besides the words: the time window the query named, the events it
-    compares (each searched on its own)."""
+    compares (each searched on its own), the candidates lifted because they tell a time when the
+    query asks when."""
     lines = []
     w = res.time_window
     if w:
@@ -105,6 +106,9 @@ def how_found(res: SearchResult) -> list[str]:
                      f"{_ANCHORS.get(str(w['anchor']), w['anchor'])}{told})")
     if res.parts:
         lines.append("events searched apart: " + "; ".join(f'"{p}"' for p in res.parts))
+    lifted = (res.strategy.get("rerank") or {}).get("tells_when")
+    if lifted is not None:
+        lines.append(f"asks when: {lifted} candidate(s) that tell a time lifted")
     return lines
 
 

@@ -4,8 +4,8 @@
 in time ("I went to a support group yesterday"), not by another turn about the same group. So a
 question that asks for a time (:func:`asks_when`: "when ...", "what year ...", "how long ago ...",
 "quand ...", "en quelle année ...") lifts the candidates whose text tells one (:func:`tells_when`: a
-relative time such as "yesterday", "last week", "3 days ago", a weekday, a month, a year, a date;
-English and French). The turn's own timestamp then dates the event. The lift is
+relative time such as "yesterday", "last week", "3 days ago", a weekday, a month, a year, a date,
+a time of day; English and French). The turn's own timestamp then dates the event. The lift is
 ``RetrievalConfig.when_boost`` x the best score (:mod:`.rerank`).
 """
 
@@ -39,6 +39,7 @@ _TELLS = re.compile(
     rf"|{WEEKDAY}s?|week-?ends?|{YEAR}|{_MONTHS}"
     r"|(?:in|early|late|mid|last|next|this|of) may|may \d{1,2}|\d{1,2}(?:st|nd|rd|th)? (?:of )?may"
     r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?|\d{4}-\d\d-\d\d"
+    r"|\d{1,2}:\d\d|\d{1,2}h\d\d|\d{1,2} ?(?:am|pm|a\.m\.|p\.m\.)|noon|midnight|midi|minuit"
     r"|hier|avant-hier|aujourd'hui|demain|ce (?:soir|matin|week-end|mois)|cette (?:semaine|année|annee)"
     rf"|il y a {NUM} {UNIT}|récemment|recemment|dernièrement|dernierement"
     r"|(?:dernier|dernière|derniere|passé|passée|passee|prochain|prochaine)"
@@ -56,7 +57,7 @@ def asks_when(query: str) -> bool:
 def tells_when(text: str) -> bool:
     """Whether ``text`` tells a time: a relative one ("yesterday", "last week", "3 days ago", "il y a
     deux jours", "la semaine dernière"), a weekday, a weekend, a month (the modal "may" is not
-    read as May), a year or a date."""
+    read as May), a year, a date or a time of day ("03:00", "7 pm", "14h30")."""
     return bool(_TELLS.search(text))
 
 

@@ -255,3 +255,29 @@ def test_each_event_reaches_the_top(mem: GraphMemory, namespace: str, mode: Sear
     # a question about one event is searched once
     one = mem.search("when did I run the marathon?", scope=scope, levels=(0,), k=3, mode=mode)
     assert one.parts is None and "parts" not in one.strategy
+
+
+@pytest.mark.parametrize("mode", ["text", "hybrid"])
+def test_a_question_that_asks_when_lifts_the_turn_that_tells_a_time(
+    mem: GraphMemory, namespace: str, mode: SearchMode,
+) -> None:
+    cwd = f"{namespace}/gym-{mode}"
+    at = datetime(2024, 6, 1, 10, 0, tzinfo=UTC)
+    talk = _turn(mem, cwd, at, "The climbing gym, the climbing gym! I love going to the climbing gym.",
+                 "The climbing gym is a good place to go.")
+    went = _turn(mem, cwd, at + timedelta(days=3), "I went to the climbing gym yesterday with Ana.", "Nice.")
+    mem.embed_pending()
+    mem.await_text_index()
+    scope = Scope.directory(cwd)
+    question = "When did I go to the climbing gym?"
+    mem.searcher(RetrievalConfig(when_boost=0.0))
+    plain = mem.search(question, scope=scope, levels=(0,), k=2, mode=mode)
+    assert [h.id for h in plain.hits] == [talk, went] and "rerank" not in plain.strategy
+    mem.searcher(RetrievalConfig(when_boost=2.0))  # two hits: the worse one scores 0 after min-max
+    lifted = mem.search(question, scope=scope, levels=(0,), k=2, mode=mode)
+    assert [h.id for h in lifted.hits] == [went, talk]
+    assert lifted.strategy["rerank"]["tells_when"] == 1
+    # a question that does not ask when keeps the words' order
+    other = mem.search("what do I love about the climbing gym?", scope=scope, levels=(0,), k=2, mode=mode)
+    assert other.hits[0].id == talk and "rerank" not in other.strategy
+    mem.searcher(RetrievalConfig())

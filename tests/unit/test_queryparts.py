@@ -135,3 +135,5 @@ def test_the_command_line_says_what_shaped_the_ranking() -> None:
                                              "end": "2024-06-10T00:00:00+00:00", "anchor": "query date"})
     assert how_found(week) == ['time window: "last weekend", 2024-06-07 18:00 to 2024-06-10 00:00 (read from the '
                                "search's date)"]
+    asked = _result("when did we ship?", ["t1"], strategy={"rerank": {"pool": 3, "tells_when": 2}})
+    assert how_found(asked) == ["asks when: 2 candidate(s) that tell a time lifted"]
