@@ -15,7 +15,7 @@ import re
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
 
-from .timewords import MONTHS, NUM, SEASON, UNIT, WEEKDAY, YEAR
+from .timewords import MONTHS, NUM, SEASON, UNIT, WEEKDAY, WEEKDAYS, YEAR
 
 __all__ = ["asks_when", "lift_told", "tells_when"]
 
@@ -30,20 +30,29 @@ _ASKS = re.compile(
     re.IGNORECASE,
 )
 
-_MONTHS = "|".join(sorted((m for m in MONTHS if m != "may"), key=len, reverse=True))
+_WORDS = frozenset({
+    "yesterday", "today", "tonight", "tomorrow", "recently", "lately", "ago", "weekend", "weekends",
+    "noon", "midnight", "hier", "aujourd", "demain", "midi", "minuit", "récemment",
+    "recemment", "dernièrement", "dernierement", "dernier", "dernière", "derniere", "passé", "passée",
+    "passee", "prochain", "prochaine",
+    *WEEKDAYS, *(f"{d}s" for d in WEEKDAYS), *(m for m in MONTHS if m != "may"),
+})
+"""Words that tell a time alone ("aujourd" of "aujourd'hui"; the modal "may" is read as May only in
+the phrases below)."""
+_WORD = re.compile(r"[^\W\d_]+")
+_OPENERS = frozenset({"last", "this", "next", "past", "previous", "other", "earlier", "may", "il", "ce", "cette",
+                      "week"})
+"""A phrase below starts with, or holds, one of these words."""
 _PERIOD = rf"(?:{UNIT}|{WEEKDAY}|{SEASON}|night|morning|evening|afternoon)"
-_TELLS = re.compile(
-    r"\b(?:"
-    r"yesterday|today|tonight|tomorrow|recently|lately|ago|the other day|earlier this"
-    rf"|(?:last|this|next|past|previous) {_PERIOD}"
-    rf"|{WEEKDAY}s?|week-?ends?|{YEAR}|{_MONTHS}"
+_PHRASES = re.compile(
+    rf"\b(?:(?:last|this|next|past|previous) {_PERIOD}|the other day|earlier this"
     r"|(?:in|early|late|mid|last|next|this|of) may|may \d{1,2}|\d{1,2}(?:st|nd|rd|th)? (?:of )?may"
-    r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?|\d{4}-\d\d-\d\d"
-    r"|\d{1,2}:\d\d|\d{1,2}h\d\d|\d{1,2} ?(?:am|pm|a\.m\.|p\.m\.)|noon|midnight|midi|minuit"
-    r"|hier|avant-hier|aujourd'hui|demain|ce (?:soir|matin|week-end|mois)|cette (?:semaine|année|annee)"
-    rf"|il y a {NUM} {UNIT}|récemment|recemment|dernièrement|dernierement"
-    r"|(?:dernier|dernière|derniere|passé|passée|passee|prochain|prochaine)"
-    r")\b",
+    rf"|il y a {NUM} {UNIT}|ce (?:soir|matin|week-end|mois)|cette (?:semaine|année|annee)|week-ends?)\b",
+    re.IGNORECASE,
+)
+_NUMBERS = re.compile(
+    rf"\b(?:{YEAR}|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?|\d{{4}}-\d\d-\d\d"
+    r"|\d{1,2}:\d\d|\d{1,2}h\d\d|\d{1,2} ?(?:am|pm|a\.m\.|p\.m\.))(?!\w)",
     re.IGNORECASE,
 )
 
@@ -58,7 +67,12 @@ def tells_when(text: str) -> bool:
     """Whether ``text`` tells a time: a relative one ("yesterday", "last week", "3 days ago", "il y a
     deux jours", "la semaine dernière"), a weekday, a weekend, a month (the modal "may" is not
     read as May), a year, a date or a time of day ("03:00", "7 pm", "14h30")."""
-    return bool(_TELLS.search(text))
+    words = set(_WORD.findall(text.lower()))
+    if not words.isdisjoint(_WORDS):
+        return True
+    if not words.isdisjoint(_OPENERS) and _PHRASES.search(text):
+        return True
+    return any(c.isdigit() for c in text) and _NUMBERS.search(text) is not None
 
 
 def lift_told(

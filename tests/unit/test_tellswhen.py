@@ -92,3 +92,9 @@ def test_ties_keep_the_fused_order() -> None:
 def test_a_time_of_day_tells_a_time(text: str) -> None:
     assert tells_when(text)
     assert asks_when("At what time does the nightly export run now?")
+
+
+@pytest.mark.parametrize("text", ["yesterday's game was long", "Monday's standup", "on se voit aujourd'hui",
+                                  "avant-hier", "un bon week-end", "at 7 a.m. sharp"])
+def test_words_joined_to_others_still_tell_a_time(text: str) -> None:
+    assert tells_when(text)
