@@ -108,7 +108,8 @@ def how_found(res: SearchResult) -> list[str]:
         lines.append("events searched apart: " + "; ".join(f'"{p}"' for p in res.parts))
     lifted = (res.strategy.get("rerank") or {}).get("tells_when")
     if lifted is not None:
-        lines.append(f"asks when: {lifted} candidate(s) that tell a time lifted")
+        lines.append(f"asks when: {lifted} candidate(s) that tell a time lifted" if lifted
+                     else "asks when: no candidate tells a time")
     return lines
 
 

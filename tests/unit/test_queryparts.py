@@ -137,3 +137,5 @@ def test_the_command_line_says_what_shaped_the_ranking() -> None:
                                "search's date)"]
     asked = _result("when did we ship?", ["t1"], strategy={"rerank": {"pool": 3, "tells_when": 2}})
     assert how_found(asked) == ["asks when: 2 candidate(s) that tell a time lifted"]
+    untold = _result("when did we ship?", ["t1"], strategy={"rerank": {"pool": 3, "tells_when": 0}})
+    assert how_found(untold) == ["asks when: no candidate tells a time"]
