@@ -1,11 +1,12 @@
-"""Reciprocal Rank Fusion with per-source weights and depths."""
+"""Reciprocal Rank Fusion with per-source weights and depths, and the lift the re-ranking gives chosen
+candidates."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TypeVar
 
-__all__ = ["combsum", "max_rrf_score", "rrf"]
+__all__ = ["combsum", "lift", "max_rrf_score", "rrf"]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -75,3 +76,20 @@ def combsum(
             ranks.setdefault(item, {})[source] = r
     order = sorted(scores, key=lambda d: -scores[d])
     return [(d, scores[d], ranks[d]) for d in order]
+
+
+def lift(ranked: Sequence[tuple[K, float]], chosen: Callable[[K], bool], boost: float) -> tuple[list[tuple[K, float]], int]:
+    """Add ``boost`` x the best score (by magnitude; 1 when all are 0) to each candidate ``chosen``
+    picks; best first (stable), and how many were lifted. ``boost`` <= 0 leaves the order as it is."""
+    if not ranked or boost <= 0:
+        return list(ranked), 0
+    top = max(abs(s) for _, s in ranked) or 1.0
+    out, lifted = [], 0
+    for item, score in ranked:
+        if chosen(item):
+            out.append((item, score + boost * top))
+            lifted += 1
+        else:
+            out.append((item, score))
+    out.sort(key=lambda x: -x[1])
+    return out, lifted

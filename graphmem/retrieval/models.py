@@ -242,7 +242,7 @@ class RetrievalConfig:
     """A question that asks when ("when did ...", "what year ...", "how long ago ...", "quand ...",
     ``retrieval.tellswhen``): candidates whose text tells a time ("yesterday", "last week", "in
     March", a date) gain this x the best score (0 = off). 0.2 was chosen on the tuning halves of
-    LoCoMo, the LoCoMo haystacks and the mixed benchmark (``benchmarks/results/quality.md``)."""
+    LoCoMo, the LoCoMo haystacks and the mixed benchmark (``benchmarks/time_windows/FINDINGS.md``)."""
     query_parts: bool = True
     """Search a question that compares two events ("how many days between the day I A and the day I
     B", "which came first, A or B") once more per event, and interleave the three rankings

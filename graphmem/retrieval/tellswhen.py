@@ -15,6 +15,7 @@ import re
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
 
+from .fusion import lift
 from .timewords import MONTHS, NUM, SEASON, UNIT, WEEKDAY, WEEKDAYS, YEAR
 
 __all__ = ["asks_when", "lift_told", "tells_when"]
@@ -80,16 +81,4 @@ def lift_told(
 ) -> tuple[list[tuple[K, float]], int]:
     """Add ``boost`` x the best score to each candidate whose text (``texts``; unknown or empty:
     none) tells a time; best first (stable), and how many were lifted."""
-    if not ranked or boost <= 0:
-        return list(ranked), 0
-    top = max(abs(s) for _, s in ranked) or 1.0
-    out, lifted = [], 0
-    for item, score in ranked:
-        text = texts.get(item)
-        if text and tells_when(text):
-            out.append((item, score + boost * top))
-            lifted += 1
-        else:
-            out.append((item, score))
-    out.sort(key=lambda x: -x[1])
-    return out, lifted
+    return lift(ranked, lambda item: tells_when(texts.get(item) or ""), boost)

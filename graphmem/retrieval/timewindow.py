@@ -19,6 +19,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
 
 from .datewindow import parse_date_span
+from .fusion import lift
 from .periodwindow import month_window, period_rules
 from .timewords import MONTH, MONTHS, NUM, UNIT, UNIT_DAYS, WEEKDAY, WEEKDAYS, midnight, named, number, vague_days
 
@@ -200,12 +201,4 @@ def boost_in_window(
 ) -> list[tuple[K, float]]:
     """Add ``boost`` x the best score to each candidate whose timestamp is in ``window``; best first
     (stable)."""
-    if not ranked or boost <= 0:
-        return list(ranked)
-    top = max(abs(s) for _, s in ranked) or 1.0
-    out = []
-    for item, score in ranked:
-        ts = timestamps.get(item)
-        out.append((item, score + boost * top if ts is not None and window.contains(ts) else score))
-    out.sort(key=lambda x: -x[1])
-    return out
+    return lift(ranked, lambda item: (ts := timestamps.get(item)) is not None and window.contains(ts), boost)[0]
