@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, LiteralString, TypeVar
 
 import neo4j
@@ -31,7 +32,7 @@ from neo4j.graph import Node, Path, Relationship
 
 from .. import cypher
 from ..errors import DatabaseError, DatabaseUnavailable, GraphMemError
-from .params import VectorParam
+from .params import VectorParam, safe_time
 
 __all__ = ["Database", "ServerInfo", "lean_params", "parse_version"]
 
@@ -101,6 +102,8 @@ def _certificate_error(e: BaseException) -> str | None:
 
 
 def _lean_value(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, datetime):
+        return safe_time(value)
     if isinstance(value, list) and value:
         if type(value) is list and isinstance(value[0], float):
             return VectorParam(value)
@@ -114,7 +117,8 @@ def _lean_value(value: Any, depth: int = 0) -> Any:
 def lean_params(params: dict[str, Any]) -> dict[str, Any]:
     """``params`` with float lists (vectors), also inside rows of maps, as :class:`VectorParam`: the
     driver formats every RUN for its debug log before checking the level, and the ``repr`` of a
-    long float list is costly (see :mod:`graphmem.db.params`). Packed exactly the same."""
+    long float list is costly (see :mod:`graphmem.db.params`). Packed exactly the same. Times, also
+    inside rows of maps, go through :func:`~graphmem.db.params.safe_time`."""
     return {k: _lean_value(v) for k, v in params.items()}
 
 

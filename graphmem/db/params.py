@@ -1,17 +1,28 @@
-"""Vector query parameters that are cheap to log.
+"""Query parameters the driver packs safely and cheaply: vectors that are cheap to log, and times
+in zones the driver can pack.
 
 The neo4j Python driver (6.x) formats every RUN message for its debug log *before* checking the
 log level (``" ".join(map(repr, fields))``), so a 512-float list parameter costs a full ``repr`` of
 every float on each statement: about 1.5 ms per vector on an idle core, seconds for a bulk batch of
 2,000 vectors. :class:`VectorParam` is a plain ``list`` for the driver's packer (packed exactly as
 before) whose ``repr`` is short.
+
+The driver packs a ``datetime`` by asking its zone for the offset of the driver's own ``DateTime``
+type. The standard library's ``zoneinfo`` zones are written in C and read that object as if it were
+a ``datetime``: the offset comes out wrong (an hour off in summer) or the process crashes.
+:func:`safe_time` gives such a time the same zone from ``pytz`` (which the driver depends on and
+reads correctly), so the instant, the offset and the zone's name are stored as given.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone, tzinfo
 
-__all__ = ["VectorParam", "vector_param"]
+import pytz
+
+__all__ = ["VectorParam", "safe_time", "vector_param"]
 
 
 class VectorParam(list[float]):
@@ -28,3 +39,27 @@ def vector_param(vector: Sequence[float] | Iterable[float] | None) -> VectorPara
     if vector is None or isinstance(vector, VectorParam):
         return vector
     return VectorParam(vector)
+
+
+def safe_time(value: datetime) -> datetime:
+    """``value`` with a zone the driver packs correctly (see the module docstring): fixed offsets,
+    ``pytz`` zones and naive times are returned as they are; a named zone (``zoneinfo``, or any zone
+    with a ``key``) becomes the ``pytz`` zone of that name, and any other zone its fixed offset at
+    that instant."""
+    tz = value.tzinfo
+    if tz is None or type(tz) is timezone or isinstance(tz, pytz.BaseTzInfo):
+        return value
+    key = getattr(tz, "key", None)
+    named = _pytz_zone(key) if isinstance(key, str) else None
+    if named is not None:
+        return value.astimezone(named)
+    offset = value.utcoffset()
+    return value if offset is None else value.replace(tzinfo=timezone(offset))
+
+
+@functools.lru_cache(maxsize=256)
+def _pytz_zone(name: str) -> tzinfo | None:
+    try:
+        return pytz.timezone(name)
+    except pytz.UnknownTimeZoneError:
+        return None

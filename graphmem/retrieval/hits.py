@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..db import Database
-from ..db.rows import native
+from ..db.rows import native, zoned_time
 from ..embedding import Embedder, query_vector
 from .fusion import max_rrf_score
 from .models import RetrievalConfig, SearchHit, SearchMode
@@ -64,14 +64,14 @@ def hydrate(
         return []
     t0 = time.perf_counter()
     scores = {s: {c.id: c.score for c in lst} for s, lst in lists.items()}
-    rows = db.read(
+    (row,) = db.read(
         "search/hydrate",
         turnIds=[d for d, kind, _, _ in ranked if kind == "turn"],
         summaryIds=[d for d, kind, _, _ in ranked if kind == "summary"],
         maxChars=cfg.max_chars,
         withEmbedding=with_embeddings,
     )
-    items = {r["item"]["id"]: (r["kind"], r["item"]) for r in rows}
+    items = {it["id"]: it for it in row["items"]}
     now = now or datetime.now(UTC)
     best_text = max(scores.get("text", {}).values(), default=1.0) or 1.0
     graph_weight = cfg.graph_weight if "graph" in lists else 0.0
@@ -80,7 +80,7 @@ def hydrate(
     for d, kind, score, ranks in ranked:
         if d not in items:
             continue  # deleted between the candidate query and now
-        _, it = items[d]
+        it = items[d]
         if not scope.contains(it.get("sessionId"), it.get("cwd"), it.get("projectPath")):
             log.error("dropped a hit outside the scope %s: %s", scope, d)  # never expected
             continue
@@ -94,7 +94,7 @@ def hydrate(
             relevance = max(0.0, min(1.0, score))
         else:
             relevance = score / best_text
-        ts = native(it.get("timestamp"))
+        ts = _timestamp(it)
         hit = SearchHit(
             kind="turn" if kind == "turn" else "summary",
             id=d,
@@ -130,6 +130,13 @@ def hydrate(
         hits.append(hit)
     run.timings["hydrate"] = ms_since(t0)
     return hits
+
+
+def _timestamp(item: dict[str, Any]) -> Any:
+    """A hit's time in the zone it was stored with (read as numbers, see ``search/hydrate``)."""
+    if item.get("at") is not None:
+        return zoned_time(int(item["at"]), int(item.get("nanos") or 0), str(item.get("zone") or "Z"))
+    return native(item.get("timestamp"))
 
 
 def query_embedding(

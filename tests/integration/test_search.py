@@ -5,7 +5,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -224,3 +225,25 @@ def test_search_over_many_scopes_uses_counts_cache(mem: GraphMemory, namespace: 
     searcher = Searcher(mem.db, mem.embedder, replace(RetrievalConfig(), count_cache_seconds=60))
     searcher.search("cache", scope=Scope.session(s.id))
     assert searcher.scope_size(Scope.session(s.id)) == (1, 0)
+
+
+def test_hits_keep_the_time_and_zone_their_turns_and_summaries_were_stored_with(mem: GraphMemory, namespace: str) -> None:
+    s = mem.create_session(namespace + "/app", project_path=namespace)
+    stored = [
+        datetime(2026, 3, 1, 9, 30, 15, 123456, tzinfo=timezone(timedelta(hours=5, minutes=30))),
+        datetime(2026, 7, 14, 22, 0, 1, 5, tzinfo=ZoneInfo("Europe/Paris")),
+        datetime(1969, 12, 31, 23, 59, 59, 500000, tzinfo=timezone(timedelta(hours=-8))),
+        datetime(2026, 11, 2, 8, 0, tzinfo=UTC),
+    ]
+    turns = {mem.store_turn(s.id, f"lighthouse beacon number {i}", "the lamp was replaced", timestamp=ts).id: ts
+             for i, ts in enumerate(stored)}
+    summary = add_summary(mem, s.id, "lighthouse beacon lamps replaced", children=list(turns), ts=stored[1])
+    ready(mem)
+    for mode in MODES:
+        res = mem.search("lighthouse beacon lamp", scope=Scope.project(namespace), k=10, mode=mode)
+        got = {h.id: h.timestamp for h in res.hits}
+        assert set(got) == {*turns, summary}, mode
+        for hid, ts in [*turns.items(), (summary, stored[1])]:
+            back = got[hid]
+            assert isinstance(back, datetime) and back == ts and back.utcoffset() == ts.utcoffset(), (mode, hid)
+            assert back.isoformat() == ts.isoformat()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -75,6 +76,25 @@ def test_store_and_load_round_trip(memory: GraphMemory, namespace: str) -> None:
     # NEXT chain is linear and complete
     rows = memory.db.read("turns/of_session", id=s.id)
     assert len(rows) == len(DEMO_TURNS)
+
+
+def test_times_in_named_zones_are_stored_as_given(memory: GraphMemory, namespace: str) -> None:
+    """A time in a ``zoneinfo`` zone keeps its instant, offset and zone name (the driver alone
+    would store it an hour off in summer, or crash the process)."""
+    paris, new_york = ZoneInfo("Europe/Paris"), ZoneInfo("America/New_York")
+    started = datetime(2026, 7, 14, 9, 0, tzinfo=paris)
+    s = memory.create_session(namespace, started_at=started)
+    times = [datetime(2026, 7, 14, 22, 0, 1, 5, tzinfo=paris), datetime(2026, 1, 14, 22, 0, tzinfo=new_york)]
+    for ts in times:
+        memory.store_turn(s.id, "stored", "one by one", timestamp=ts)
+    memory.import_turns(s.id, [TurnIn(user_message="imported", assistant_message="in a batch", source_id=f"z{i}",
+                                      timestamp=ts) for i, ts in enumerate(times)])
+    detail = memory.load_session(s.id)
+    assert detail.started_at == started and detail.started_at.utcoffset() == timedelta(hours=2)
+    for got, want in zip(detail.turns, times + times, strict=True):
+        assert got.timestamp == want and got.timestamp.utcoffset() == want.utcoffset()
+    zones = support_db(memory.db).read("testing/turn_zones", sessionId=s.id)
+    assert [r["zone"] for r in zones] == ["Europe/Paris", "America/New_York"] * 2
 
 
 def test_sessions_for_lists_newest_first_with_preview(memory: GraphMemory, namespace: str) -> None:
