@@ -27,6 +27,7 @@ __all__ = [
     "TurnIn",
     "clean_text",
     "input_error",
+    "reference_time",
     "utcnow",
 ]
 
@@ -34,6 +35,18 @@ __all__ = [
 def utcnow() -> datetime:
     """The current time, timezone-aware in UTC."""
     return datetime.now(UTC)
+
+
+def reference_time(value: object, name: str = "now") -> datetime | None:
+    """A caller's reference time (``now=`` of a search, ``at=`` of a fact query): ``None`` stays
+    ``None``, an aware ``datetime`` is kept, a naive one is read as UTC; anything else raises
+    :class:`InvalidInput` naming ``name``."""
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        raise InvalidInput(f"{name} must be a datetime (timezone-aware; a naive one is read as UTC), "
+                           f"not {type(value).__name__}")
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 def clean_text(value: str) -> str:

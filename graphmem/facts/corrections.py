@@ -25,6 +25,8 @@ from datetime import datetime, timedelta
 
 from ..db import Database, DeferredWrites
 from ..embedding import Embedder
+from ..errors import InvalidInput
+from ..models import reference_time
 from .judge import FactJudge, remember_judged
 from .model import Fact, RememberResult, Scope, ScopeLike
 from .store import _scopes, _subjects, facts_about, remember, retire_fact
@@ -122,7 +124,10 @@ def facts_as_of(db: Database, at: datetime, *, scopes: Sequence[ScopeLike] | Sco
                 subject: str | None = None, limit: int = 50) -> list[Fact]:
     """The facts of ``scopes`` that were true at ``at`` (retired versions included), newest first;
     only those tagged ``subject`` when given."""
+    when = reference_time(at, "at")
+    if when is None:
+        raise InvalidInput("at must be a datetime (timezone-aware; a naive one is read as UTC), not None")
     names = _subjects([subject]) if subject else []
-    rows = db.read("corrections/as_of", scopeKeys=_scopes(scopes), at=at, subject=names[0] if names else None,
+    rows = db.read("corrections/as_of", scopeKeys=_scopes(scopes), at=when, subject=names[0] if names else None,
                    limit=limit)
     return [Fact.from_row(r["fact"]) for r in rows]

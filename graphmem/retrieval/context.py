@@ -28,7 +28,7 @@ from ..embedding import Embedder, query_vector
 from ..embedding.calibration import cosine_for
 from ..errors import GraphMemError, InvalidInput, SessionNotFound
 from ..facts.inject import inject_facts
-from ..models import Session, Turn
+from ..models import Session, Turn, reference_time
 from ..sessions import check_id, session_from_row
 from ..turns import turn_from_row
 from .models import ContextBlock, ContextConfig, ContextTurn, SearchHit
@@ -104,7 +104,8 @@ def build_context(
     ``pending_facts`` (instead of ``facts``) is called after the search: the fact injection can run
     concurrently with it (see :func:`context_for_session`). ``embedding_model``: the embedder's, in
     whose cosines ``dedup_threshold`` is read (:func:`~graphmem.embedding.calibration.cosine_for`)."""
-    asked, now = now, now or datetime.now(UTC)  # the search reads an undated message's time window itself
+    asked = reference_time(now)
+    now = asked or datetime.now(UTC)  # the search reads an undated message's time window itself
     block = ContextBlock(session_id=session.id, message=message, budget_chars=config.budget_chars,
                          facts=list(facts or []))
     dropped: dict[str, int] = {}

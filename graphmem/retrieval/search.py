@@ -45,6 +45,7 @@ from ..db import Database
 from ..db.concurrency import LazyPool, pool_for
 from ..embedding import Embedder
 from ..errors import DatabaseError, InvalidInput
+from ..models import reference_time
 from .fusion import combsum, rrf
 from .graph import fact_seeds, graph_candidates
 from .hits import Candidate, SearchRun, hydrate, ms_since, query_embedding
@@ -142,6 +143,7 @@ class Searcher:
         """Search; see :meth:`graphmem.GraphMemory.search`. ``vector`` skips embedding the query. A
         question comparing two events is also searched once per event (:mod:`.queryparts`)."""
         t0 = time.perf_counter()
+        now = reference_time(now)
         args: dict[str, Any] = {"scope": scope, "levels": levels, "k": k, "mode": mode, "min_score": min_score,
                                 "locale": locale, "with_embeddings": with_embeddings, "now": now}
         parts = split_parts(self.config, query)

@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 import threading
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
-from graphmem import Database, GraphMemory
+from graphmem import Database, GraphMemory, InvalidInput
 from graphmem.chat import ChatConfig
 from graphmem.config import Settings
 from graphmem.db.client import Tx
@@ -40,6 +41,12 @@ def test_remember_applies_the_rule_without_an_llm(database: Database, namespace:
     assert [f.content for f in mem.list_facts(scopes=[scope])] == ["Non en fait David a déménagé à Toulouse"]
     assert [f.content for f in mem.facts_as_of(during, scopes=[scope])] == ["David habite à Ordizan"]
     assert mem.facts_as_of(before, scopes=[scope]) == []
+    # a naive time is read as UTC, the same zone-aware time in Paris finds the same fact
+    assert [f.content for f in mem.facts_as_of(during.replace(tzinfo=None), scopes=[scope])] == ["David habite à Ordizan"]
+    paris = during.astimezone(ZoneInfo("Europe/Paris"))
+    assert [f.content for f in mem.facts_as_of(paris, scopes=[scope])] == ["David habite à Ordizan"]
+    with pytest.raises(InvalidInput, match="^at must be a datetime .*not str$"):
+        mem.facts_as_of(during.isoformat(), scopes=[scope])  # type: ignore[arg-type]
     # an unrelated statement about David, or another person's move, retires nothing
     assert mem.remember("David joue au badminton le mardi", ["david"], scope=scope).retired == []
     assert mem.remember("Julie habite à Lyon", ["julie"], scope=scope).retired == []

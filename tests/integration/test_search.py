@@ -12,7 +12,7 @@ import pytest
 
 from graphmem import Database, GraphMemory
 from graphmem.embedding import LocalEmbedder
-from graphmem.errors import ProviderError
+from graphmem.errors import InvalidInput, ProviderError
 from graphmem.retrieval import RetrievalConfig, Scope, Searcher, SearchMode
 
 from ..support import support_db
@@ -247,3 +247,27 @@ def test_hits_keep_the_time_and_zone_their_turns_and_summaries_were_stored_with(
             back = got[hid]
             assert isinstance(back, datetime) and back == ts and back.utcoffset() == ts.utcoffset(), (mode, hid)
             assert back.isoformat() == ts.isoformat()
+
+
+def test_a_naive_now_is_read_as_utc_and_a_non_time_is_refused(mem: GraphMemory, namespace: str) -> None:
+    s = mem.create_session(namespace + "/app", project_path=namespace)
+    told = datetime(2026, 5, 9, 18, 0, tzinfo=UTC)
+    t = mem.store_turn(s.id, "I went climbing at the quarry", "Sounds fun", timestamp=told)
+    ready(mem)
+    aware = told + timedelta(days=3)
+    for mode in MODES:
+        a = mem.search("where did I go climbing last weekend?", scope=Scope.project(namespace), mode=mode, now=aware)
+        n = mem.search("where did I go climbing last weekend?", scope=Scope.project(namespace), mode=mode,
+                       now=aware.replace(tzinfo=None))
+        assert [h.id for h in n.hits] == [h.id for h in a.hits] == [t.id], mode
+        assert n.time_window == a.time_window and a.time_window is not None
+        assert n.hits[0].relative_time == "3 days ago"
+    later = mem.create_session(namespace + "/app", project_path=namespace)  # its own recent turns are left out
+    mem.store_turn(later.id, "hello", "hi", timestamp=aware)
+    block = mem.build_context(later.id, "where did I go climbing last weekend?", now=aware.replace(tzinfo=None))
+    assert [h.id for h in block.relevant_turns] == [t.id] and block.relevant_turns[0].relative_time == "3 days ago"
+    for bad in ("2026-05-12", 1778000000):
+        with pytest.raises(InvalidInput, match="^now must be a datetime"):
+            mem.search("climbing", scope=Scope.project(namespace), now=bad)  # type: ignore[arg-type]
+        with pytest.raises(InvalidInput, match="^now must be a datetime"):
+            mem.build_context(later.id, "climbing", now=bad)  # type: ignore[arg-type]
