@@ -45,7 +45,7 @@ def test_remember_applies_the_rule_without_an_llm(database: Database, namespace:
     assert [f.content for f in mem.facts_as_of(during.replace(tzinfo=None), scopes=[scope])] == ["David habite à Ordizan"]
     paris = during.astimezone(ZoneInfo("Europe/Paris"))
     assert [f.content for f in mem.facts_as_of(paris, scopes=[scope])] == ["David habite à Ordizan"]
-    with pytest.raises(InvalidInput, match="^at must be a datetime .*not str$"):
+    with pytest.raises(InvalidInput, match=r"^at must be a datetime .*not str$"):
         mem.facts_as_of(during.isoformat(), scopes=[scope])  # type: ignore[arg-type]
     # an unrelated statement about David, or another person's move, retires nothing
     assert mem.remember("David joue au badminton le mardi", ["david"], scope=scope).retired == []

@@ -267,7 +267,7 @@ def test_a_naive_now_is_read_as_utc_and_a_non_time_is_refused(mem: GraphMemory, 
     block = mem.build_context(later.id, "where did I go climbing last weekend?", now=aware.replace(tzinfo=None))
     assert [h.id for h in block.relevant_turns] == [t.id] and block.relevant_turns[0].relative_time == "3 days ago"
     for bad in ("2026-05-12", 1778000000):
-        with pytest.raises(InvalidInput, match="^now must be a datetime"):
+        with pytest.raises(InvalidInput, match=r"^now must be a datetime"):
             mem.search("climbing", scope=Scope.project(namespace), now=bad)  # type: ignore[arg-type]
-        with pytest.raises(InvalidInput, match="^now must be a datetime"):
+        with pytest.raises(InvalidInput, match=r"^now must be a datetime"):
             mem.build_context(later.id, "climbing", now=bad)  # type: ignore[arg-type]
