@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from .arguments import count
 from .db import Database
 from .db.rows import native
 from .errors import InvalidInput
@@ -98,9 +99,12 @@ def file_history(
     """The history of ``path`` in ``project`` (a relative path is taken from ``cwd``, default the
     project root): the ``limit`` latest touches of ``actions`` (default all), the ``failure_limit`` latest failed
     calls and the ``summary_limit`` latest summaries mentioning it. Empty for a file never touched."""
+    if isinstance(actions, str):
+        raise InvalidInput(f"actions must be a list of strings, not a single str (write [{actions!r}])")
     actions = ACTIONS if actions is None else tuple(actions)
-    if limit < 0 or failure_limit < 0 or summary_limit < 0 or request_chars < 0:
-        raise InvalidInput("limits must be >= 0")
+    for name, value in (("limit", limit), ("failure_limit", failure_limit), ("summary_limit", summary_limit),
+                        ("request_chars", request_chars)):
+        count(value, name, minimum=0)
     unknown = sorted(set(actions) - set(ACTIONS))
     if unknown:
         raise InvalidInput(f"unknown file actions {unknown} (expected some of {', '.join(ACTIONS)})")

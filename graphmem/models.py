@@ -16,6 +16,7 @@ from pydantic.alias_generators import to_camel
 from .errors import InvalidInput
 
 __all__ = [
+    "MAX_DURATION_MS",
     "ConversationSummary",
     "Session",
     "SessionDetail",
@@ -64,6 +65,17 @@ def clean_text(value: str) -> str:
     return value
 
 
+MAX_DURATION_MS = 10 * 365 * 24 * 3600 * 1000
+"""The longest tool call duration accepted (ten years: anything longer is a unit mistake)."""
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    """A timestamp given with its zone (``None`` stays ``None``: the time it is stored)."""
+    if value is not None and value.tzinfo is None:
+        raise ValueError("timestamps must be timezone-aware (give the zone, e.g. +00:00)")
+    return value
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
@@ -87,7 +99,7 @@ class ToolCallIn(_Model):
     args: Any = None
     result: str | None = None
     success: bool | None = None
-    duration_ms: int | None = None
+    duration_ms: int | None = Field(default=None, ge=0, le=MAX_DURATION_MS)
     timestamp: datetime | None = None
     source_id: str | None = None
     """The id the source gave the call (e.g. Claude Code's ``tool_use_id``), kept for provenance."""
@@ -96,6 +108,11 @@ class ToolCallIn(_Model):
     @classmethod
     def _clean(cls, v: str | None) -> str | None:
         return None if v is None else clean_text(v)
+
+    @field_validator("timestamp")
+    @classmethod
+    def _aware(cls, v: datetime | None) -> datetime | None:
+        return _aware(v)
 
     def args_json(self) -> str:
         """The arguments as stored: a string is kept verbatim, anything else is JSON-encoded."""
@@ -125,6 +142,11 @@ class TurnIn(_Model):
     @classmethod
     def _clean_source_id(cls, v: str | None) -> str | None:
         return None if v is None else clean_text(v)
+
+    @field_validator("timestamp")
+    @classmethod
+    def _aware(cls, v: datetime | None) -> datetime | None:
+        return _aware(v)
 
 
 class ToolCall(_Model):

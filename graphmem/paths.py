@@ -13,7 +13,11 @@ __all__ = ["find_project_root", "normalize_cwd"]
 def normalize_cwd(cwd: str | os.PathLike[str]) -> str:
     """The canonical form of a working directory: ``~`` expanded, absolute, symlinks resolved,
     no trailing slash (the root stays ``/``). The directory need not exist."""
+    if not isinstance(cwd, str | os.PathLike):
+        raise InvalidInput(f"a working directory must be a path string, not {type(cwd).__name__}")
     text = os.fspath(cwd)
+    if not isinstance(text, str):
+        raise InvalidInput(f"a working directory must be a path string, not {type(text).__name__}")
     if not text or "\x00" in text:
         raise InvalidInput(f"invalid working directory: {text!r}")
     try:

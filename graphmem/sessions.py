@@ -10,6 +10,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+from .arguments import count, optional_text
 from .db import Database
 from .db.rows import native_row
 from .errors import InvalidInput, SessionNotFound
@@ -44,6 +45,8 @@ def when(ts: datetime | None) -> datetime:
     """A caller's timestamp (now when None); a naive one is refused."""
     if ts is None:
         return utcnow()
+    if not isinstance(ts, datetime):
+        raise InvalidInput(f"timestamps must be timezone-aware datetimes, not {type(ts).__name__}")
     if ts.tzinfo is None:
         raise InvalidInput("timestamps must be timezone-aware")
     return ts
@@ -90,8 +93,8 @@ def create_session(
         id=check_id(session_id, "session id") if session_id is not None else str(uuid.uuid4()),
         cwd=norm,
         projectPath=project,
-        agent=clean_text(agent) if agent else None,
-        title=clean_text(title) if title else None,
+        agent=optional_text(agent, "agent") or None,
+        title=optional_text(title, "title") or None,
         startedAt=when(started_at),
     )
     return session_from_row(rows[0]["session"])
@@ -106,7 +109,8 @@ def get_session(db: Database, session_id: str) -> Session:
 
 def sessions_for(db: Database, cwd: str, *, limit: int = 50, preview_chars: int = 120) -> list[SessionInfo]:
     """Sessions of a directory, newest activity first, with turn count and last message preview."""
-    rows = db.read("sessions/for_cwd", cwd=normalize_cwd(cwd), limit=limit, previewChars=preview_chars)
+    rows = db.read("sessions/for_cwd", cwd=normalize_cwd(cwd), limit=count(limit, "limit"),
+                   previewChars=count(preview_chars, "preview_chars", minimum=0))
     return [SessionInfo(**session_fields(r["session"]), last_message=r["lastMessage"]) for r in rows]
 
 
@@ -115,7 +119,8 @@ def sessions_for_project(
 ) -> list[SessionInfo]:
     """Sessions of a project (git root), newest activity first."""
     rows = db.read(
-        "sessions/for_project", projectPath=normalize_cwd(project_path), limit=limit, previewChars=preview_chars
+        "sessions/for_project", projectPath=normalize_cwd(project_path), limit=count(limit, "limit"),
+        previewChars=count(preview_chars, "preview_chars", minimum=0),
     )
     return [SessionInfo(**session_fields(r["session"]), last_message=r["lastMessage"]) for r in rows]
 

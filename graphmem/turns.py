@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .arguments import count
 from .db import Database
 from .db.concurrency import pool_for
 from .db.rows import native, native_row
@@ -194,7 +195,9 @@ def import_turns(
     batch_size: int = 500,
 ) -> ImportResult:
     """Append many turns in order, in batches; turns whose ``source_id`` is already stored in this
-    session are skipped, so importing the same transcript twice adds nothing."""
+    session are skipped, so importing the same transcript twice adds nothing. Every turn is checked
+    before the first write: a bad one is an :class:`InvalidInput` naming it (``turns[3].timestamp``)
+    and nothing is stored."""
     sid = check_id(session_id, "session id")
     get_session(db, sid)
     created = skipped = redactions = 0
@@ -230,9 +233,10 @@ def import_turns(
         in_flight = sender.submit(send, batch)
         batch = []
 
+    checked = [_turn_in(raw, n) for n, raw in enumerate(turns)]  # a bad turn refuses the whole import
     try:
-        for n_read, raw in enumerate(turns):
-            row, _, found = _turn_row(sid, _turn_in(raw, n_read), redact=redact)
+        for turn in checked:
+            row, _, found = _turn_row(sid, turn, redact=redact)
             redactions += found
             key = row["sourceKey"]
             if key is not None:
@@ -274,7 +278,8 @@ def recent_turns(db: Database, session_id: str, max_chars: int = 5000, limit: in
     """Up to ``limit`` latest turns whose characters fit in ``max_chars``, oldest first. The newest
     turn is always included (callers truncate)."""
     sid = check_id(session_id, "session id")
-    rows = db.read("turns/recent", sessionId=sid, limit=limit)
+    count(max_chars, "max_chars", minimum=0)
+    rows = db.read("turns/recent", sessionId=sid, limit=count(limit, "limit", minimum=0))
     if not rows:
         get_session(db, sid)  # raises SessionNotFound for an unknown id
         return []

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from ..arguments import count, text_list
 from ..db import Database, DeferredWrites
 from ..embedding import Embedder
 from ..errors import InvalidInput
@@ -100,6 +101,7 @@ def remember_correcting(
     model fails). The retired
     facts are in ``RememberResult.retired``; a fact that retired another is reported ``updated``."""
     where = Scope.parse(scope)
+    subjects = text_list(subjects, "subjects")  # before the judge reads them
 
     def store(rule: bool = True) -> RememberResult:
         result = remember(db, content, subjects, embedder=embedder, deferred=deferred, redact=redact, type=type,
@@ -127,7 +129,9 @@ def facts_as_of(db: Database, at: datetime, *, scopes: Sequence[ScopeLike] | Sco
     when = reference_time(at, "at")
     if when is None:
         raise InvalidInput("at must be a datetime (timezone-aware; a naive one is read as UTC), not None")
+    if subject is not None and not isinstance(subject, str):
+        raise InvalidInput(f"subject must be a string, not {subject.__class__.__name__}")
     names = _subjects([subject]) if subject else []
     rows = db.read("corrections/as_of", scopeKeys=_scopes(scopes), at=when, subject=names[0] if names else None,
-                   limit=limit)
+                   limit=count(limit, "limit"))
     return [Fact.from_row(r["fact"]) for r in rows]

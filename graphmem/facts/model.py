@@ -22,6 +22,7 @@ __all__ = [
     "RememberResult",
     "Scope",
     "ScopeLike",
+    "check_fact_type",
     "containment",
     "content_key",
     "default_importance",
@@ -52,6 +53,15 @@ def default_importance(fact_type: str) -> float:
         return FACT_TYPES[fact_type]
     except KeyError:
         raise InvalidInput(f"unknown fact type {fact_type!r}; one of {', '.join(FACT_TYPES)}") from None
+
+
+def check_fact_type(fact_type: object) -> None:
+    """A fact type argument: ``None`` (any, or the default) or one of :data:`FACT_TYPES`."""
+    if fact_type is None:
+        return
+    if not isinstance(fact_type, str):
+        raise InvalidInput(f"type must be one of {', '.join(FACT_TYPES)}; not a {fact_type.__class__.__name__}")
+    default_importance(fact_type)
 
 
 @dataclass(frozen=True)

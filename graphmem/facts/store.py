@@ -26,13 +26,14 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from ..arguments import count, optional_text, required_text, score, text_list
 from ..db import Database, DeferredWrites
 from ..db.client import Tx
 from ..db.params import vector_param
 from ..db.rows import native
 from ..embedding import Embedder, query_vector
 from ..errors import DatabaseError, InvalidInput, NotFound
-from ..models import clean_text, utcnow
+from ..models import clean_text, reference_time, utcnow
 from ..redaction import redact as redact_text
 from .model import (
     FACT_TYPES,
@@ -41,8 +42,8 @@ from .model import (
     RememberResult,
     Scope,
     ScopeLike,
+    check_fact_type,
     content_key,
-    default_importance,
     parse_ttl,
     words,
 )
@@ -81,8 +82,8 @@ def _scopes(scopes: Sequence[ScopeLike] | ScopeLike | None) -> list[str] | None:
 
 def _subjects(subjects: Sequence[str] | None) -> list[str]:
     out: list[str] = []
-    for s in subjects or ():
-        name = " ".join(clean_text(str(s)).casefold().split())
+    for s in text_list(subjects, "subjects"):
+        name = " ".join(s.casefold().split())
         if name and name not in out:
             out.append(name[:200])
     return out
@@ -149,17 +150,21 @@ def remember(
     ``deferred`` indexes that vector in the background (else at once); ``redact`` removes secrets
     from the text and subjects first."""
     text = clean_text(content).strip() if isinstance(content, str) else ""
-    if text and redact:
-        text = redact_text(text)[0]
-        subjects = [redact_text(s)[0] if isinstance(s, str) else s for s in subjects]
     if not text:
         raise InvalidInput("a fact needs some content")
+    subjects = text_list(subjects, "subjects")
+    if redact:
+        text = redact_text(text)[0]
+        subjects = [redact_text(s)[0] for s in subjects]
     if len(text) > MAX_CONTENT_CHARS:
         raise InvalidInput(f"a fact is at most {MAX_CONTENT_CHARS} characters (store a summary, not a transcript)")
-    if type is not None:
-        default_importance(type)
-    if importance is not None and not 0.0 <= float(importance) <= 1.0:
-        raise InvalidInput("importance must be within [0, 1]")
+    check_fact_type(type)
+    if importance is not None:
+        importance = score(importance, "importance", low=0.0, high=1.0)
+    source = optional_text(source, "source")
+    turn_id = optional_text(turn_id, "turn_id")
+    if threshold is not None:
+        threshold = score(threshold, "threshold", low=-1.0, high=1.0)
     sc = Scope.parse(scope)
     names = _subjects(subjects)
     tuning = get_tuning(db, embedder=embedder)
@@ -262,24 +267,32 @@ def search_facts(
 
     Without an embedder: a case-insensitive substring search. Counts a use of each result. The
     facts remembered through ``deferred`` are in the vector index first."""
-    if limit is not None and limit < 1:
-        raise InvalidInput(f"limit must be at least 1, not {limit}")
-    k = limit or get_tuning(db).search_limit
+    query = optional_text(query, "query") or ""
+    k = get_tuning(db).search_limit if limit is None else count(limit, "limit")
+    if min_score is not None:
+        min_score = score(min_score, "min_score", low=-1.0, high=1.0)
+    wanted: set[str] | None = None
+    if types is not None:
+        wanted = set(text_list(types, "types"))
+        for t in wanted:
+            check_fact_type(t)
     keys = _scopes(scopes)
+    if not query.strip():
+        return []  # nothing to search for
     if embedder is None:
         facts = list_text(db, query, keys, limit=k)
     else:
         vector = query_vector(embedder, query)
         wait_for_vectors(deferred)  # a failed indexing is logged; the pending scans still see it
-        count = None
+        in_scopes = None
         if keys is not None:
-            count = int(db.read("facts/scope_counts", scopeKeys=keys)[0]["count"])
-        fetch_k = k * 4 if types else k
+            in_scopes = int(db.read("facts/scope_counts", scopeKeys=keys)[0]["count"])
+        fetch_k = k * 4 if wanted else k
         rows = nearest_facts(db, vector, keys, k=fetch_k, min_cosine=-1.0 if min_score is None else min_score,
-                             scope_count=count)
+                             scope_count=in_scopes)
         facts = [Fact.from_row(r) for r in rows]
-    if types:
-        facts = [f for f in facts if f.type in set(types)]
+    if wanted:
+        facts = [f for f in facts if f.type in wanted]
     facts = facts[:k]
     if touch:
         _touch(db, facts)
@@ -309,10 +322,13 @@ def list_facts(
     """Current facts, filtered; ``order`` is ``recent``, ``importance`` or ``accessed``."""
     if order not in ("recent", "importance", "accessed"):
         raise InvalidInput("order must be 'recent', 'importance' or 'accessed'")
-    if type is not None:
-        default_importance(type)
-    if isinstance(since, timedelta):
-        since = utcnow() - since
+    check_fact_type(type)
+    if min_importance is not None:
+        min_importance = score(min_importance, "min_importance", low=0.0, high=1.0)
+    limit = count(limit, "limit")
+    since = utcnow() - since if isinstance(since, timedelta) else reference_time(since, "since")
+    if subject is not None and not isinstance(subject, str):
+        raise InvalidInput(f"subject must be a string, not {subject.__class__.__name__}")
     names = _subjects([subject]) if subject else []
     keys = _scopes(scopes)
     if keys is not None and not names and order in _LIST_IN_SCOPES:
@@ -338,6 +354,7 @@ def retire_fact(db: Database, new_id: str, old_id: str, *, rule: str, now: datet
 def facts_about(db: Database, subject: str, *, scopes: Sequence[ScopeLike] | ScopeLike | None = None,
                 limit: int = 50) -> list[Fact]:
     """Every current fact tagged with ``subject`` ("everything about mickael"), most important first."""
+    subject = required_text(subject, "subject")
     return list_facts(db, scopes=scopes, subject=subject, order="importance", limit=limit)
 
 
@@ -372,9 +389,13 @@ def forget(
     which ids/types/scopes and the ids of every version removed, a hash of the topic; never the
     facts' text); ``ForgetResult.versions`` lists those versions. ``scopes`` limits a topic forget
     (None: every scope)."""
-    value = clean_text(topic_or_id or "").strip()
-    if not value:
-        raise InvalidInput("forget needs a topic or a fact id")
+    if not isinstance(topic_or_id, str) or not clean_text(topic_or_id).strip():
+        raise InvalidInput("forget needs a topic or a fact id (a non-empty string)")
+    value = clean_text(topic_or_id).strip()
+    reason = optional_text(reason, "reason")
+    limit = count(limit, "limit")
+    if min_score is not None:
+        min_score = score(min_score, "min_score", low=-1.0, high=1.0)
     keys = _scopes(scopes)
     matched: dict[str, Fact] = {}
     method = "topic"
@@ -408,7 +429,7 @@ def forget(
         removed = [f for f in removed if f.id in deleted]
     audit_id = str(uuid.uuid4())
     db.write(
-        "facts/audit_forget", id=audit_id, now=utcnow(), reason=clean_text(reason) if reason else None,
+        "facts/audit_forget", id=audit_id, now=utcnow(), reason=reason or None,
         method=method, topicHash=hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest(),
         factIds=[f.id for f in removed], types=[f.type for f in removed], scopeKeys=[f.scope_key for f in removed],
         versionIds=[v["id"] for v in versions],

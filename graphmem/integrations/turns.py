@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ..models import ToolCallIn, TurnIn, clean_text
+from ..models import MAX_DURATION_MS, ToolCallIn, TurnIn, clean_text
 from ..redaction import redact_turn_with_kinds
 from .transcript import CONTEXT_CLOSE, CONTEXT_OPEN, INTERRUPTED_NOTE, Diagnostics
 
@@ -54,11 +54,12 @@ def parse_ts(value: Any) -> datetime | None:
 
 
 def duration_ms(start: datetime | None, end: datetime | None) -> int | None:
-    """Milliseconds from ``start`` to ``end``, or None when unknown or negative."""
+    """Milliseconds from ``start`` to ``end``, or None when unknown, negative or beyond what a tool
+    call can last (:data:`~graphmem.models.MAX_DURATION_MS`: a transcript's broken clock)."""
     if start is None or end is None:
         return None
     ms = round((end - start).total_seconds() * 1000)
-    return ms if ms >= 0 else None
+    return ms if 0 <= ms <= MAX_DURATION_MS else None
 
 
 def as_str(value: Any) -> str | None:

@@ -7,11 +7,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, overload
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from pydantic.alias_generators import to_camel
 
+from ..arguments import count, score
 from ..embedding.pending import LONG_TURN_CHARS
+from ..errors import InvalidInput
 from .lucene import DEFAULT_FIELD_WEIGHTS
 
 __all__ = [
@@ -316,6 +319,27 @@ class ContextConfig:
     """The time zone of the absolute times shown (the dates of facts)."""
     facts: bool = True
     """Join the fact memory's pre-call injection (identity, important, recent and similar facts)."""
+
+    def __post_init__(self) -> None:
+        """Each knob checked when the config is made: :class:`InvalidInput` naming the first bad one."""
+        for name in ("recent_limit", "recent_max_chars", "turn_hits", "summary_hits", "level1_limit",
+                     "budget_chars", "item_max_chars"):
+            count(getattr(self, name), name, minimum=0)
+        if self.scope not in ("session", "directory", "project", "everything"):
+            raise InvalidInput(f"scope must be session, directory, project or everything, not {self.scope!r}")
+        if self.mode not in ("hybrid", "semantic", "text"):
+            raise InvalidInput(f"mode must be hybrid, semantic or text, not {self.mode!r}")
+        if self.min_score is not None:
+            score(self.min_score, "min_score")
+        score(self.dedup_threshold, "dedup_threshold", low=-1.0, high=1.0)
+        if not isinstance(self.locale, str):
+            raise InvalidInput(f"locale must be a string, not {type(self.locale).__name__}")
+        if not isinstance(self.facts, bool):
+            raise InvalidInput(f"facts must be True or False, not {type(self.facts).__name__}")
+        try:
+            ZoneInfo(self.timezone)
+        except (ValueError, TypeError, ZoneInfoNotFoundError):
+            raise InvalidInput(f"timezone must be an IANA zone name such as 'Europe/Paris', not {self.timezone!r}") from None
 
 
 class ContextTurn(_Model):

@@ -87,6 +87,8 @@ def parse_scope(spec: Scope | str | None) -> Scope:
         return Scope.everything()
     if isinstance(spec, Scope):
         return spec
+    if not isinstance(spec, str):
+        raise InvalidInput(f"scope must be a string such as 'project:<path>', not {type(spec).__name__}")
     kind, sep, value = spec.partition(":")
     kind = {"cwd": "directory", "dir": "directory", "all": "everything"}.get(kind, kind)
     if kind == "everything" and not value:

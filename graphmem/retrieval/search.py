@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..arguments import score
 from ..db import Database
 from ..db.concurrency import LazyPool, pool_for
 from ..embedding import Embedder
@@ -90,10 +91,10 @@ class _Counts:
 
 
 def check_levels(levels: Iterable[int]) -> list[int]:
-    out = sorted(set(levels))
-    if not out or any(not isinstance(x, int) or isinstance(x, bool) or x < 0 for x in out):
+    items = list(levels) if isinstance(levels, Iterable) and not isinstance(levels, str | bytes | dict) else []
+    if not items or any(not isinstance(x, int) or isinstance(x, bool) or x < 0 for x in items):
         raise InvalidInput("levels must be a non-empty list of integers >= 0 (0 = turns, 1+ = summaries)")
-    return out
+    return sorted(set(items))
 
 
 _pool = LazyPool(8, "graphmem-search")
@@ -167,6 +168,12 @@ class Searcher:
             raise InvalidInput(f"unknown search mode {mode!r}: hybrid, semantic or text")
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
             raise InvalidInput(f"k must be an integer between 1 and {MAX_K}")
+        if min_score is not None:
+            min_score = score(min_score, "min_score")
+        if not isinstance(locale, str):
+            raise InvalidInput(f"locale must be a string such as 'en' or 'fr', not {type(locale).__name__}")
+        if not isinstance(with_embeddings, bool):
+            raise InvalidInput(f"with_embeddings must be True or False, not {type(with_embeddings).__name__}")
         sc = parse_scope(scope)
         lv = check_levels(levels)
         run = SearchRun()

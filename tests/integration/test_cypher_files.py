@@ -21,7 +21,7 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 CALL_METHODS = {"read", "read_leader", "write", "raw", "run", "write_autocommit", "write_checked"}
 DICT_PARAMS = {"raw", "write_autocommit", "write_checked"}  # parameters as a dict, the second argument
-CODE = ("graphmem", "devtools/graphmem_devtools", "tests")
+CODE = ("graphmem", "devtools/graphmem_devtools", "benchmarks", "tests")
 ROOTS: dict[str, Statements] = {"graphmem": cypher.statements(), "devtools": DEVTOOLS, "tests": TESTING}
 
 
@@ -92,7 +92,7 @@ def test_every_call_site_passes_exactly_the_file_parameters() -> None:
 def test_every_query_file_is_used_by_code() -> None:
     used = {name for _, _, name, _ in _call_sites()}
     source = "\n".join(
-        p.read_text(encoding="utf-8") for folder in CODE[:2] for p in (ROOT / folder).rglob("*.py")
+        p.read_text(encoding="utf-8") for folder in CODE[:3] for p in (ROOT / folder).rglob("*.py")
     )
     unused = [
         n for n in _owners()

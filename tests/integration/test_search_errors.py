@@ -56,5 +56,5 @@ def test_search_facts_refuses_a_limit_below_one(memory: GraphMemory) -> None:
     from graphmem.errors import InvalidInput
 
     for limit in (0, -1):
-        with pytest.raises(InvalidInput, match="limit must be at least 1"):
+        with pytest.raises(InvalidInput, match=r"^limit must be between 1 and"):
             memory.search_facts("anything", limit=limit)

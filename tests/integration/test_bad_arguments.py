@@ -1,0 +1,142 @@
+"""A caller's wrong argument through the library is one :class:`InvalidInput` line naming it, and
+nothing is lost or half written: a forget with a bad reason deletes nothing, an import with a bad
+turn stores none, a string where a list belongs is not read letter by letter."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from graphmem import Database, GraphMemory, InvalidInput
+from graphmem.embedding import LocalEmbedder
+from graphmem.facts import Scope, forget
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def fmem(database: Database, local_embedder: LocalEmbedder) -> GraphMemory:
+    return GraphMemory(database, embedder=local_embedder)
+
+
+def test_a_forget_with_a_bad_reason_or_limit_deletes_nothing(fmem: GraphMemory, namespace: str) -> None:
+    scope = Scope.project(namespace + "/p")
+    kept = fmem.remember("Alice prefers tea over coffee", ["alice"], scope=scope)
+    for bad in (123, b"bytes", ["why"]):
+        with pytest.raises(InvalidInput, match=r"^reason must be a string"):
+            fmem.forget(kept.fact.id, reason=bad)  # type: ignore[arg-type]
+    for bad_kw in ({"limit": "5"}, {"limit": 0}, {"min_score": float("nan")}):
+        with pytest.raises(InvalidInput, match=f"^{next(iter(bad_kw))} must"):
+            forget(fmem.db, kept.fact.id, **bad_kw)  # type: ignore[arg-type]
+    for topic in (5, None, "   "):
+        with pytest.raises(InvalidInput, match=r"^forget needs a topic or a fact id"):
+            fmem.forget(topic)  # type: ignore[arg-type]
+    assert [f.id for f in fmem.list_facts(scopes=[scope])] == [kept.fact.id]
+    assert fmem.forget(kept.fact.id, reason="asked").removed[0].id == kept.fact.id
+
+
+def test_subjects_are_a_list_of_strings(fmem: GraphMemory, namespace: str) -> None:
+    scope = Scope.project(namespace + "/p")
+    with pytest.raises(InvalidInput, match=r"^subjects must be a list of strings, not a single str \(write \['alice'\]\)"):
+        fmem.remember("Alice climbs on Sundays", "alice", scope=scope)  # type: ignore[arg-type]
+    for bad, field in (([None], r"subjects\[0\]"), (["bob", {"x": 1}], r"subjects\[1\]"), (5, "subjects")):
+        with pytest.raises(InvalidInput, match=f"^{field} must be"):
+            fmem.remember("Alice climbs on Sundays", bad, scope=scope)  # type: ignore[arg-type]
+    for bad_kw, field in (({"importance": "high"}, "importance"), ({"importance": 1.5}, "importance"),
+                          ({"source": {"a": 1}}, "source"), ({"type": ["goal"]}, "type")):
+        with pytest.raises(InvalidInput, match=f"^{field} must"):
+            fmem.remember("Alice climbs on Sundays", ["alice"], scope=scope, **bad_kw)  # type: ignore[arg-type]
+    assert fmem.list_facts(scopes=[scope]) == []  # nothing was stored by the refused calls
+    stored = fmem.remember("Alice climbs on Sundays", ("Alice", "alice "), scope=scope)
+    assert stored.fact.subjects == ["alice"]
+    assert [f.id for f in fmem.facts_about("ALICE", scopes=[scope])] == [stored.fact.id]
+    for blank in (None, "", "   ", 7):
+        with pytest.raises(InvalidInput, match=r"^subject must be"):
+            fmem.facts_about(blank, scopes=[scope])  # type: ignore[arg-type]
+
+
+def test_fact_listings_refuse_what_they_would_silently_ignore(fmem: GraphMemory, namespace: str) -> None:
+    scope = Scope.project(namespace + "/p")
+    fact = fmem.remember("The build uses Python 3.11", ["build"], type="decision", scope=scope).fact
+    yesterday = datetime.now(UTC) - timedelta(days=1)
+    # a naive time is read as UTC, as everywhere; a timedelta counts back from now
+    assert [f.id for f in fmem.list_facts(scopes=[scope], since=yesterday.replace(tzinfo=None))] == [fact.id]
+    assert [f.id for f in fmem.list_facts(scopes=[scope], since=timedelta(days=1))] == [fact.id]
+    for bad in ({"since": "yesterday"}, {"since": yesterday.date()}, {"since": 1778000000},
+                {"min_importance": "x"}, {"min_importance": float("nan")}, {"limit": -1}, {"limit": None},
+                {"limit": 2**70}, {"type": "nonsense"}):
+        with pytest.raises(InvalidInput, match=f"^({next(iter(bad))} must|unknown fact type)"):
+            fmem.list_facts(scopes=[scope], **bad)  # type: ignore[arg-type]
+    assert [f.id for f in fmem.search_facts("Python version of the build", scopes=[scope], types=["decision"])] == [fact.id]
+    assert fmem.search_facts("Python version of the build", scopes=[scope], types=["goal"]) == []
+    for bad_search, field in (({"types": "decision"}, "types"), ({"types": ["decisions"]}, "unknown fact type"),
+                              ({"types": [None]}, r"types\[0\]"), ({"limit": "5"}, "limit")):
+        with pytest.raises(InvalidInput, match=f"^{field}"):
+            fmem.search_facts("Python", scopes=[scope], **bad_search)  # type: ignore[arg-type]
+    assert fmem.search_facts("   ", scopes=[scope]) == []
+    with pytest.raises(InvalidInput, match=r"^limit must be an integer"):
+        fmem.facts_as_of(datetime.now(UTC), scopes=[scope], limit="3")  # type: ignore[arg-type]
+
+
+def test_tool_call_times_need_their_zone_like_turn_times(memory: GraphMemory, namespace: str) -> None:
+    s = memory.create_session(namespace)
+    naive = datetime(2026, 5, 1, 12, 0)
+    for call, field in (({"name": "Bash", "timestamp": naive}, r"tool_calls\[0\]\.timestamp"),
+                        ({"name": "Bash", "timestamp": "2026-05-01T12:00:00"}, r"tool_calls\[0\]\.timestamp"),
+                        ({"name": "Bash", "duration_ms": -5}, r"tool_calls\[0\]\.duration_ms"),
+                        ({"name": "Bash", "duration_ms": 2**70}, r"tool_calls\[0\]\.duration_ms")):
+        with pytest.raises(InvalidInput, match=f"^{field}: "):
+            memory.store_turn(s.id, "run the tests", "done", tool_calls=[call])
+    with pytest.raises(InvalidInput, match=r"^turn\.timestamp: .*timezone-aware"):
+        memory.store_turn(s.id, "run the tests", "done", timestamp=naive)
+    aware = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+    t = memory.store_turn(s.id, "run the tests", "done", tool_calls=[
+        {"name": "Bash", "timestamp": "2026-05-01T12:00:00+02:00", "duration_ms": 1200}], timestamp=aware)
+    call = memory.get_turn(t.id).tool_calls[0]
+    assert call.timestamp == datetime(2026, 5, 1, 10, 0, tzinfo=UTC) and call.duration_ms == 1200
+    assert [x.id for x in memory.recent_turns(s.id)] == [t.id]
+    for bad_limit in ({"limit": -1}, {"max_chars": "5"}):
+        with pytest.raises(InvalidInput, match=f"^{next(iter(bad_limit))} must"):
+            memory.recent_turns(s.id, **bad_limit)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match=r"^limit must"):
+        memory.sessions_for(namespace, limit=0)
+    with pytest.raises(InvalidInput, match=r"^actions must be a list of strings"):
+        memory.file_history(namespace, "a.py", actions="edit")  # type: ignore[arg-type]
+
+
+def test_an_import_with_one_bad_turn_stores_none(memory: GraphMemory, namespace: str) -> None:
+    s = memory.create_session(namespace)
+    at = datetime(2026, 5, 1, tzinfo=UTC)
+    turns = [{"user_message": f"question {n}", "assistant_message": f"answer {n}", "timestamp": at + timedelta(minutes=n),
+              "source_id": f"m{n}"} for n in range(7)]
+    turns[5]["timestamp"] = datetime(2026, 5, 1, 12, 0)  # naive
+    with pytest.raises(InvalidInput, match=r"^turns\[5\]\.timestamp: .*timezone-aware"):
+        memory.import_turns(s.id, turns, batch_size=2)
+    assert memory.load_session(s.id).turns == []
+    turns[5]["timestamp"] = at + timedelta(minutes=5)
+    assert memory.import_turns(s.id, turns, batch_size=2).created == 7
+
+
+def test_search_arguments_of_the_wrong_kind_are_named(memory: GraphMemory, namespace: str) -> None:
+    s = memory.create_session(namespace)
+    memory.store_turn(s.id, "we chose exponential backoff for retries", "yes, capped at 30 s")
+    scope = f"directory:{namespace}"
+    assert memory.search("backoff retries", scope=scope, mode="text", min_score=0).hits
+    for bad, field in (({"min_score": float("nan")}, "min_score"), ({"min_score": "0.5"}, "min_score"),
+                       ({"min_score": True}, "min_score"), ({"scope": 5}, "scope"), ({"levels": None}, "levels"),
+                       ({"levels": 0}, "levels"), ({"levels": [0, "1"]}, "levels"), ({"locale": None}, "locale"),
+                       ({"with_embeddings": "no"}, "with_embeddings")):
+        with pytest.raises(InvalidInput, match=f"^{field} must"):
+            memory.search("backoff", **{"scope": scope, **bad})  # type: ignore[arg-type]
+
+
+def test_a_session_of_the_wrong_kind_is_refused_and_not_created(memory: GraphMemory, namespace: str) -> None:
+    for cwd in (None, 123, namespace.encode()):
+        with pytest.raises(InvalidInput, match=r"^a working directory must be a path string"):
+            memory.create_session(cwd)  # type: ignore[arg-type]
+    for bad_kw, said in (({"agent": 123}, "agent must be a string"), ({"title": ["x"]}, "title must be a string"),
+                         ({"started_at": "2026-05-01T12:00:00Z"}, "timestamps must be timezone-aware datetimes")):
+        with pytest.raises(InvalidInput, match=f"^{said}"):
+            memory.create_session(namespace, **bad_kw)  # type: ignore[arg-type]
+    assert memory.sessions_for(namespace) == []

@@ -1,0 +1,55 @@
+"""The checks of a caller's plain arguments, and the context config that uses them."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from graphmem import InvalidInput
+from graphmem.arguments import count, optional_text, required_text, score, text_list
+from graphmem.retrieval import ContextConfig
+
+
+def test_count_takes_integers_in_range_only() -> None:
+    assert count(3, "limit") == 3 and count(0, "limit", minimum=0) == 0
+    for bad, said in ((True, "not bool"), ("5", "not str"), (None, "not NoneType"), (2.0, "not float"),
+                      (0, "between 1 and"), (2**70, "between 1 and")):
+        with pytest.raises(InvalidInput, match=f"^limit must be .*{said}"):
+            count(bad, "limit")
+
+
+def test_score_takes_finite_numbers_in_bounds() -> None:
+    assert score(1, "min_score") == 1.0 and score(-0.5, "min_score", low=-1.0) == -0.5
+    for bad in (math.nan, math.inf, "0.5", True, None):
+        with pytest.raises(InvalidInput, match=r"^min_score must be a"):
+            score(bad, "min_score")
+    with pytest.raises(InvalidInput, match=r"^importance must be within \[0, 1\], not 1.5$"):
+        score(1.5, "importance", low=0.0, high=1.0)
+
+
+def test_texts_and_lists_of_texts() -> None:
+    assert optional_text(None, "reason") is None and optional_text("a\ud800", "reason") == "a\ufffd"
+    assert required_text("  x ", "subject") == "x"
+    for bad in ("", "  ", None, 5):
+        with pytest.raises(InvalidInput, match=r"^subject must be"):
+            required_text(bad, "subject")
+    assert text_list(None, "subjects") == [] and text_list(("a", "b"), "subjects") == ["a", "b"]
+    assert text_list({"a"}, "subjects") == ["a"]
+    for bad, said in (("alice", r"not a single str \(write \['alice'\]\)"), (b"x", "not a single bytes"),
+                      (5, "not int"), ({"a": 1}, "not dict")):
+        with pytest.raises(InvalidInput, match=f"^subjects must be a list of strings, {said}"):
+            text_list(bad, "subjects")
+    with pytest.raises(InvalidInput, match=r"^subjects\[1\] must be a string, not NoneType$"):
+        text_list(["a", None], "subjects")
+
+
+def test_a_context_config_names_its_bad_knob() -> None:
+    assert ContextConfig(timezone="Europe/Paris", min_score=0.2).timezone == "Europe/Paris"
+    for bad, field in (({"scope": "bogus"}, "scope"), ({"timezone": "Mars/Olympus"}, "timezone"),
+                       ({"min_score": math.nan}, "min_score"), ({"turn_hits": -1}, "turn_hits"),
+                       ({"budget_chars": "12000"}, "budget_chars"), ({"mode": "fuzzy"}, "mode"),
+                       ({"dedup_threshold": 2}, "dedup_threshold"), ({"locale": None}, "locale"),
+                       ({"facts": "yes"}, "facts")):
+        with pytest.raises(InvalidInput, match=f"^{field} must"):
+            ContextConfig(**bad)  # type: ignore[arg-type]
