@@ -68,6 +68,7 @@ def test_fact_listings_refuse_what_they_would_silently_ignore(fmem: GraphMemory,
                 {"limit": 2**70}, {"type": "nonsense"}):
         with pytest.raises(InvalidInput, match=f"^({next(iter(bad))} must|unknown fact type)"):
             fmem.list_facts(scopes=[scope], **bad)  # type: ignore[arg-type]
+    fmem.await_text_index()
     assert [f.id for f in fmem.search_facts("Python version of the build", scopes=[scope], types=["decision"])] == [fact.id]
     assert fmem.search_facts("Python version of the build", scopes=[scope], types=["goal"]) == []
     for bad_search, field in (({"types": "decision"}, "types"), ({"types": ["decisions"]}, "unknown fact type"),
@@ -122,6 +123,7 @@ def test_search_arguments_of_the_wrong_kind_are_named(memory: GraphMemory, names
     s = memory.create_session(namespace)
     memory.store_turn(s.id, "we chose exponential backoff for retries", "yes, capped at 30 s")
     scope = f"directory:{namespace}"
+    memory.await_text_index()
     assert memory.search("backoff retries", scope=scope, mode="text", min_score=0).hits
     for bad, field in (({"min_score": float("nan")}, "min_score"), ({"min_score": "0.5"}, "min_score"),
                        ({"min_score": True}, "min_score"), ({"scope": 5}, "scope"), ({"levels": None}, "levels"),
