@@ -26,6 +26,7 @@ __all__ = [
     "ToolCallIn",
     "Turn",
     "TurnIn",
+    "args_text",
     "clean_text",
     "input_error",
     "reference_time",
@@ -47,6 +48,8 @@ def reference_time(value: object, name: str = "now") -> datetime | None:
     if not isinstance(value, datetime):
         raise InvalidInput(f"{name} must be a datetime (timezone-aware; a naive one is read as UTC), "
                            f"not {type(value).__name__}")
+    if not 1 < value.year < 9999:  # room for the windows reckoned from it ("next year", "a year ago")
+        raise InvalidInput(f"{name} must fall between the years 2 and 9998, not {value.isoformat()}")
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
@@ -80,6 +83,24 @@ class _Model(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
 
+def args_text(value: Any) -> str:
+    """Tool-call arguments as the JSON text stored (keys sorted when they can be; objects JSON has
+    no form for are written as their ``str``); ``ValueError`` when no JSON can hold them (NaN,
+    infinity, a cycle)."""
+    try:
+        try:
+            text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str, allow_nan=False)
+        except TypeError:  # keys of mixed kinds cannot be sorted: kept in their order
+            text = json.dumps(value, ensure_ascii=False, default=str, allow_nan=False)
+    except RecursionError as e:
+        raise ValueError("args must be JSON: they nest too deep") from e
+    except ValueError as e:
+        if "ircular" in str(e):
+            raise ValueError("args must be JSON: they contain themselves") from e
+        raise ValueError("args must be JSON: NaN and infinity have no JSON form") from e
+    return clean_text(text)
+
+
 def input_error(error: ValidationError, where: str) -> InvalidInput:
     """The :class:`InvalidInput` of a validation error of caller data, naming each bad field from
     ``where`` (``tool_calls[0].name: Field required``), one problem per ``;``."""
@@ -109,6 +130,20 @@ class ToolCallIn(_Model):
     def _clean(cls, v: str | None) -> str | None:
         return None if v is None else clean_text(v)
 
+    @field_validator("name")
+    @classmethod
+    def _named(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("a tool call needs a name")
+        return v
+
+    @field_validator("args")
+    @classmethod
+    def _encodable(cls, v: Any) -> Any:
+        if v is not None and not isinstance(v, str):
+            args_text(v)
+        return v
+
     @field_validator("timestamp")
     @classmethod
     def _aware(cls, v: datetime | None) -> datetime | None:
@@ -120,7 +155,7 @@ class ToolCallIn(_Model):
             return ""
         if isinstance(self.args, str):
             return clean_text(self.args)
-        return clean_text(json.dumps(self.args, ensure_ascii=False, sort_keys=True, default=str))
+        return args_text(self.args)
 
 
 class TurnIn(_Model):

@@ -21,7 +21,7 @@ from .arguments import count
 from .db import Database
 from .db.concurrency import pool_for
 from .db.rows import native, native_row
-from .errors import InvalidInput, SessionNotFound
+from .errors import NotFound, SessionNotFound
 from .file_paths import touched_files
 from .models import SessionDetail, ToolCall, ToolCallIn, Turn, TurnIn, input_error
 from .redaction import redact_turn_with_kinds
@@ -258,7 +258,7 @@ def import_turns(
 def get_turn(db: Database, turn_id: str) -> Turn:
     rows = db.read("turns/get", id=check_id(turn_id, "turn id"))
     if not rows:
-        raise InvalidInput(f"turn not found: {turn_id!r}")
+        raise NotFound(f"turn not found: {turn_id!r}")
     return turn_from_row(rows[0]["turn"], rows[0]["toolCalls"])
 
 

@@ -71,7 +71,7 @@ def messages_to_turns(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
         if isinstance(message, AIMessage):
             answers.append(_text(message))
             for call in message.tool_calls:
-                stored = ToolCallIn(name=call["name"], args=call["args"], source_id=call.get("id"))
+                stored = ToolCallIn(name=call["name"] or "tool", args=call["args"], source_id=call.get("id"))
                 current["tool_calls"].append(stored)
                 if call.get("id"):
                     calls[str(call["id"])] = stored

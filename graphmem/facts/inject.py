@@ -16,6 +16,7 @@ process serving the session; it goes away with the session or the fact.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 import uuid
@@ -28,12 +29,13 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..arguments import text_list
 from ..db import Database, DeferredWrites
 from ..db.concurrency import LazyPool, pool_for
 from ..db.params import vector_param
 from ..db.rows import native
 from ..embedding import Embedder, query_vector
-from ..errors import DatabaseError, SessionNotFound
+from ..errors import DatabaseError, InvalidInput, SessionNotFound
 from ..models import clean_text, utcnow
 from ..redaction import redact as redact_text
 from .model import Fact, FactInjection, InjectedItem, Scope
@@ -140,7 +142,9 @@ def render_facts(items: Sequence[InjectedItem], *, now: datetime | None = None, 
 def _coalesce(message: str | Sequence[str]) -> str:
     if isinstance(message, str):
         return clean_text(message).strip()
-    return " ".join(clean_text(m).strip() for m in message if m and m.strip())
+    if message is None:
+        raise InvalidInput("message must be a string or a list of strings, not None")
+    return " ".join(m.strip() for m in text_list(message, "message") if m.strip())
 
 
 _inject_pool = LazyPool(4, "graphmem-inject")
@@ -158,6 +162,8 @@ def _vector_part(db: Database, embedder: Embedder | None, deferred: DeferredWrit
     vec = vector() if callable(vector) else vector
     if vec is None and embedder is not None and not callable(vector):
         vec = query_vector(embedder, text)
+    if vec is not None and not all(math.isfinite(x) for x in vec):
+        return [], None  # NaN or infinity: no neighbours (the candidates still come by text)
     vparam = vector_param(vec)
     if vparam is None:
         return [], None

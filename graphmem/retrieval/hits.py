@@ -4,6 +4,7 @@ ranking (:func:`hydrate`)."""
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -162,6 +163,8 @@ def query_embedding(
             f"the query vector has {len(vec)} dimensions but the database is indexed with {dimensions}: "
             "text-only search (run `graphmem reindex`)"
         )
+    if not all(math.isfinite(x) for x in vec):
+        return None, "the query vector holds NaN or infinite values: text-only search"
     if not any(vec):
         return None, "the query has no embedding (all zeros): text-only search"
     return vec, None

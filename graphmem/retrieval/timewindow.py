@@ -152,7 +152,10 @@ def _relative(text: str, now: datetime, periods: bool = True) -> list[tuple[int,
     found = []
     for pattern, make in _rules(now, periods):
         for m in pattern.finditer(text):
-            window = make(m)
+            try:
+                window = make(m)
+            except OverflowError:  # a window before year 1 or after 9999: not a time anyone means
+                continue
             if window is not None and window[0] < window[1]:
                 found.append((m.start(), m.end(), *window))
                 break

@@ -4,11 +4,13 @@ turn stores none, a string where a list belongs is not read letter by letter."""
 
 from __future__ import annotations
 
+import math
+import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from graphmem import Database, GraphMemory, InvalidInput
+from graphmem import Database, GraphMemory, InvalidInput, NotFound
 from graphmem.embedding import LocalEmbedder
 from graphmem.facts import Scope, forget
 
@@ -83,10 +85,15 @@ def test_fact_listings_refuse_what_they_would_silently_ignore(fmem: GraphMemory,
 def test_tool_call_times_need_their_zone_like_turn_times(memory: GraphMemory, namespace: str) -> None:
     s = memory.create_session(namespace)
     naive = datetime(2026, 5, 1, 12, 0)
+    cyclic: list[object] = []
+    cyclic.append(cyclic)
     for call, field in (({"name": "Bash", "timestamp": naive}, r"tool_calls\[0\]\.timestamp"),
                         ({"name": "Bash", "timestamp": "2026-05-01T12:00:00"}, r"tool_calls\[0\]\.timestamp"),
                         ({"name": "Bash", "duration_ms": -5}, r"tool_calls\[0\]\.duration_ms"),
-                        ({"name": "Bash", "duration_ms": 2**70}, r"tool_calls\[0\]\.duration_ms")):
+                        ({"name": "Bash", "duration_ms": 2**70}, r"tool_calls\[0\]\.duration_ms"),
+                        ({"name": "  "}, r"tool_calls\[0\]\.name"),
+                        ({"name": "Bash", "args": {"ratio": float("nan")}}, r"tool_calls\[0\]\.args"),
+                        ({"name": "Bash", "args": cyclic}, r"tool_calls\[0\]\.args")):
         with pytest.raises(InvalidInput, match=f"^{field}: "):
             memory.store_turn(s.id, "run the tests", "done", tool_calls=[call])
     with pytest.raises(InvalidInput, match=r"^turn\.timestamp: .*timezone-aware"):
@@ -94,9 +101,11 @@ def test_tool_call_times_need_their_zone_like_turn_times(memory: GraphMemory, na
     aware = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
     t = memory.store_turn(s.id, "run the tests", "done", tool_calls=[
         {"name": "Bash", "timestamp": "2026-05-01T12:00:00+02:00", "duration_ms": 1200}], timestamp=aware)
-    call = memory.get_turn(t.id).tool_calls[0]
-    assert call.timestamp == datetime(2026, 5, 1, 10, 0, tzinfo=UTC) and call.duration_ms == 1200
+    stored = memory.get_turn(t.id).tool_calls[0]
+    assert stored.timestamp == datetime(2026, 5, 1, 10, 0, tzinfo=UTC) and stored.duration_ms == 1200
     assert [x.id for x in memory.recent_turns(s.id)] == [t.id]
+    with pytest.raises(NotFound, match=r"^turn not found"):
+        memory.get_turn(str(uuid.uuid4()))
     for bad_limit in ({"limit": -1}, {"max_chars": "5"}):
         with pytest.raises(InvalidInput, match=f"^{next(iter(bad_limit))} must"):
             memory.recent_turns(s.id, **bad_limit)  # type: ignore[arg-type]
@@ -142,3 +151,25 @@ def test_a_session_of_the_wrong_kind_is_refused_and_not_created(memory: GraphMem
         with pytest.raises(InvalidInput, match=f"^{said}"):
             memory.create_session(namespace, **bad_kw)  # type: ignore[arg-type]
     assert memory.sessions_for(namespace) == []
+
+
+def test_a_query_vector_or_reference_time_out_of_range_is_named_or_set_aside(fmem: GraphMemory, namespace: str) -> None:
+    s = fmem.create_session(namespace)
+    fmem.store_turn(s.id, "we chose exponential backoff for retries", "yes, capped at 30 s")
+    fmem.embed_pending()
+    fmem.await_text_index()
+    scope = f"directory:{namespace}"
+    assert fmem.embedder is not None
+    dims = fmem.embedder.dimensions
+    for bad in ([math.nan] * dims, [math.inf] + [0.1] * (dims - 1)):
+        result = fmem.searcher().search("backoff retries", scope=scope, vector=bad)
+        assert result.hits and any("NaN or infinite" in w for w in result.warnings)
+    for now in (datetime.max, datetime.min.replace(tzinfo=UTC), datetime(9999, 1, 1, tzinfo=UTC)):
+        with pytest.raises(InvalidInput, match=r"^now must fall between the years 2 and 9998"):
+            fmem.search("backoff a year ago", scope=scope, now=now)
+    for now in (datetime(2, 1, 1, tzinfo=UTC), datetime(9998, 12, 31, 23, 59, tzinfo=UTC)):
+        fmem.search("what did we choose a year ago, in the last 400 years, last weekend", scope=scope, now=now)
+    for message, said in ((None, "message must be a string or a list of strings"), (["retries", 5], r"message\[1\]")):
+        with pytest.raises(InvalidInput, match=f"^{said}"):
+            fmem.inject_facts(s.id, message)  # type: ignore[arg-type]
+    assert fmem.inject_facts(s.id, ["retries", "  "]).skipped is None

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 
 import pytest
 
 from graphmem import InvalidInput
 from graphmem.arguments import count, optional_text, required_text, score, text_list
+from graphmem.models import ToolCallIn, args_text, reference_time
 from graphmem.retrieval import ContextConfig
+from graphmem.retrieval.timewindow import parse_time_window
 
 
 def test_count_takes_integers_in_range_only() -> None:
@@ -53,3 +56,27 @@ def test_a_context_config_names_its_bad_knob() -> None:
                        ({"facts": "yes"}, "facts")):
         with pytest.raises(InvalidInput, match=f"^{field} must"):
             ContextConfig(**bad)  # type: ignore[arg-type]
+
+
+def test_tool_call_arguments_need_a_json_form_and_a_name() -> None:
+    assert ToolCallIn(name="Bash", args={"b": 1, "a": [1.5, None]}).args_json() == '{"a": [1.5, null], "b": 1}'
+    assert ToolCallIn(name="Bash", args={1: "x", "k": "y"}).args_json() in ('{"1": "x", "k": "y"}', '{"k": "y", "1": "x"}')
+    cyclic: dict[str, object] = {}
+    cyclic["self"] = cyclic
+    for args, said in (({"x": math.nan}, "NaN and infinity"), ([math.inf], "NaN and infinity"), (cyclic, "contain themselves")):
+        with pytest.raises(ValueError, match=said):
+            ToolCallIn(name="Bash", args=args)
+        with pytest.raises(ValueError, match=said):
+            args_text(args)
+    with pytest.raises(ValueError, match="a tool call needs a name"):
+        ToolCallIn(name=" \n")
+
+
+def test_a_reference_time_leaves_room_for_the_windows_reckoned_from_it() -> None:
+    assert reference_time(datetime(2026, 5, 1)) == datetime(2026, 5, 1, tzinfo=UTC)
+    for bad in (datetime.max, datetime.min, datetime(1, 12, 31, tzinfo=UTC), datetime(9999, 1, 1, tzinfo=UTC)):
+        with pytest.raises(InvalidInput, match=r"^at must fall between the years 2 and 9998"):
+            reference_time(bad, "at")
+    for now in (datetime(2, 1, 1, tzinfo=UTC), datetime(9998, 12, 31, 23, 59, tzinfo=UTC)):
+        # a window that would start before year 1 is no window at all, not an OverflowError
+        parse_time_window("what we did a year ago, in the last 400 years", now)
