@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone, tzinfo
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
 import pytz
 
@@ -45,16 +45,25 @@ def safe_time(value: datetime) -> datetime:
     """``value`` with a zone the driver packs correctly (see the module docstring): fixed offsets,
     ``pytz`` zones and naive times are returned as they are; a named zone (``zoneinfo``, or any zone
     with a ``key``) becomes the ``pytz`` zone of that name, and any other zone its fixed offset at
-    that instant."""
+    that instant. A fixed offset Neo4j cannot hold (seconds in it, as in the local mean times of
+    old dates, or beyond +-18:00) becomes the same instant in UTC."""
     tz = value.tzinfo
-    if tz is None or type(tz) is timezone or isinstance(tz, pytz.BaseTzInfo):
+    if tz is None or isinstance(tz, pytz.BaseTzInfo):
         return value
-    key = getattr(tz, "key", None)
-    named = _pytz_zone(key) if isinstance(key, str) else None
-    if named is not None:
-        return value.astimezone(named)
+    if type(tz) is not timezone:
+        key = getattr(tz, "key", None)
+        named = _pytz_zone(key) if isinstance(key, str) else None
+        if named is not None:
+            return value.astimezone(named)
     offset = value.utcoffset()
-    return value if offset is None else value.replace(tzinfo=timezone(offset))
+    if offset is None:
+        return value
+    if offset % timedelta(minutes=1) or abs(offset) > _MAX_OFFSET:
+        return value.astimezone(UTC)
+    return value if type(tz) is timezone else value.replace(tzinfo=timezone(offset))
+
+
+_MAX_OFFSET = timedelta(hours=18)
 
 
 @functools.lru_cache(maxsize=256)

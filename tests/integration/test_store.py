@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -95,6 +95,20 @@ def test_times_in_named_zones_are_stored_as_given(memory: GraphMemory, namespace
         assert got.timestamp == want and got.timestamp.utcoffset() == want.utcoffset()
     zones = support_db(memory.db).read("testing/turn_zones", sessionId=s.id)
     assert [r["zone"] for r in zones] == ["Europe/Paris", "America/New_York"] * 2
+
+
+def test_an_offset_neo4j_cannot_hold_keeps_its_instant(memory: GraphMemory, namespace: str) -> None:
+    """Offsets with seconds (a local mean time of an old date, written as a fixed offset) or beyond
+    +-18:00 are stored as the same instant in UTC, not refused by the driver or the server; an old
+    date in a named zone keeps its zone."""
+    s = memory.create_session(namespace)
+    times = [datetime(2026, 5, 1, 12, 0, tzinfo=timezone(timedelta(hours=5, minutes=30, seconds=15))),
+             datetime(2026, 5, 1, 12, 0, tzinfo=timezone(timedelta(hours=20))),
+             datetime(1900, 5, 1, 12, 0, tzinfo=ZoneInfo("Europe/Paris"))]
+    for ts in times:
+        memory.store_turn(s.id, "stored", "one by one", timestamp=ts)
+    got = [t.timestamp for t in memory.load_session(s.id).turns]
+    assert got == times and [t.utcoffset() for t in got[:2]] == [timedelta(0)] * 2
 
 
 def test_sessions_for_lists_newest_first_with_preview(memory: GraphMemory, namespace: str) -> None:

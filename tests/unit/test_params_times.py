@@ -57,3 +57,13 @@ def test_lean_params_reaches_times_at_the_top_and_in_rows_of_maps() -> None:
     for ts in (out["at"], out["rows"][0]["timestamp"], out["row"]["timestamp"]):
         assert isinstance(ts.tzinfo, pytz.BaseTzInfo) and ts == paris
     assert out["rows"][0]["n"] == 1
+
+
+def test_an_offset_neo4j_cannot_hold_becomes_the_same_instant_in_utc() -> None:
+    for offset in (timedelta(seconds=30), timedelta(hours=5, minutes=30, seconds=15), timedelta(hours=20),
+                   timedelta(hours=-23, minutes=-59)):
+        at = datetime(2026, 5, 1, 12, 0, tzinfo=timezone(offset))
+        packed = safe_time(at)
+        assert packed == at and packed.tzinfo is UTC
+    edge = datetime(2026, 5, 1, 12, 0, tzinfo=timezone(timedelta(hours=-18)))
+    assert safe_time(edge) is edge
