@@ -23,6 +23,8 @@ import shlex
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .models import clean_text
+
 __all__ = [
     "ACTIONS",
     "EDIT_ACTIONS",
@@ -68,10 +70,10 @@ MAX_FILES_PER_CALL = 20
 def normalize_path(raw: object) -> str | None:
     """``raw`` as a clean POSIX path (``./`` and ``//`` gone, ``a/../b`` folded), or None when it
     names no single file: empty, a glob pattern, a URL, ``~``, a relative path climbing above its
-    directory, or over 1,000 characters."""
+    directory, or over 1,000 characters. A lone surrogate becomes U+FFFD, as in any stored text."""
     if not isinstance(raw, str):
         return None
-    text = raw.strip()
+    text = clean_text(raw).strip()
     if text.startswith("file://"):
         text = text[len("file://"):]
     if not text or len(text) > 1000 or "\x00" in text or "\n" in text:

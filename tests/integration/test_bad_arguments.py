@@ -173,3 +173,12 @@ def test_a_query_vector_or_reference_time_out_of_range_is_named_or_set_aside(fme
         with pytest.raises(InvalidInput, match=f"^{said}"):
             fmem.inject_facts(s.id, message)  # type: ignore[arg-type]
     assert fmem.inject_facts(s.id, ["retries", "  "]).skipped is None
+
+
+def test_a_file_path_with_a_lone_surrogate_is_stored_and_found_like_any_text(memory: GraphMemory, namespace: str) -> None:
+    s = memory.create_session(namespace)
+    broken = f"{namespace}/src/caf\udce9.py"  # a Latin-1 name read with surrogateescape
+    memory.store_turn(s.id, "fix the cafe module", "done", tool_calls=[
+        {"name": "Edit", "args": {"file_path": broken}, "result": "ok", "success": True}])
+    history = memory.file_history(namespace, broken)
+    assert history.path == "src/caf\ufffd.py" and [t.action for t in history.touches] == ["edit"]
