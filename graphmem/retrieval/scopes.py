@@ -12,6 +12,7 @@ from typing import Literal
 
 from ..errors import InvalidInput
 from ..paths import find_project_root, normalize_cwd
+from ..sessions import check_id
 
 __all__ = ["SCOPE_KINDS", "Scope", "ScopeKind", "parse_scope"]
 
@@ -41,7 +42,7 @@ class Scope:
 
     @classmethod
     def session(cls, session_id: str) -> Scope:
-        return cls("session", session_id)
+        return cls("session", check_id(session_id, "session id"))
 
     @classmethod
     def directory(cls, cwd: str) -> Scope:
@@ -96,7 +97,7 @@ def parse_scope(spec: Scope | str | None) -> Scope:
     if not sep or not value:
         raise InvalidInput(f"invalid scope {spec!r}: use everything, session:<id>, directory:<path>, project:<path>")
     if kind == "session":
-        return Scope.session(value)
+        return Scope.session(value.strip())
     if kind == "directory":
         return Scope.directory(value)
     if kind == "project":

@@ -134,6 +134,9 @@ def test_search_arguments_of_the_wrong_kind_are_named(memory: GraphMemory, names
     scope = f"directory:{namespace}"
     memory.await_text_index()
     assert memory.search("backoff retries", scope=scope, mode="text", min_score=0).hits
+    assert memory.search("backoff retries", scope=f"session: {s.id} ", mode="text").hits
+    with pytest.raises(InvalidInput, match=r"^invalid session id: must be a non-empty string of at most 512"):
+        memory.search("backoff retries", scope="session:" + "x" * 600)
     for bad, field in (({"min_score": float("nan")}, "min_score"), ({"min_score": "0.5"}, "min_score"),
                        ({"min_score": True}, "min_score"), ({"scope": 5}, "scope"), ({"levels": None}, "levels"),
                        ({"levels": 0}, "levels"), ({"levels": [0, "1"]}, "levels"), ({"locale": None}, "locale"),
