@@ -117,6 +117,8 @@ _TTL_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(seconds?|secs?|s|minutes?|mins?|m|ho
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
 
 
+MIN_TTL = timedelta(seconds=1)
+"""The shortest TTL accepted (a shorter one expires before anything reads the fact)."""
 MAX_TTL = timedelta(days=1000 * 365)
 """The longest TTL accepted (an expiry must stay a representable date; 'never' is the way to say never)."""
 
@@ -128,8 +130,8 @@ def parse_ttl(ttl: str | timedelta | None) -> timedelta | None:
     if ttl is None:
         return None
     if isinstance(ttl, timedelta):
-        if ttl <= timedelta(0):
-            raise InvalidInput("a TTL must be positive")
+        if ttl < MIN_TTL:
+            raise InvalidInput(f"a TTL must be at least one second, not {ttl}")
         if ttl == timedelta.max:
             return ttl  # the "never" marker
         if ttl > MAX_TTL:
@@ -151,6 +153,8 @@ def parse_ttl(ttl: str | timedelta | None) -> timedelta | None:
         pos = m.end()
     if pos != len(compact) or not compact or total <= 0:
         raise InvalidInput(f"invalid TTL {ttl!r}: use a duration like '1h', '7d', '30d', '2w' or 'never'")
+    if total < MIN_TTL.total_seconds():
+        raise InvalidInput(f"TTL {ttl!r} is shorter than one second: the fact would be gone before it is read")
     if total > MAX_TTL.total_seconds():
         raise InvalidInput(f"TTL {ttl!r} is longer than {MAX_TTL.days // 365} years: use 'never' for a fact that "
                            "does not expire")

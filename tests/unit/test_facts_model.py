@@ -43,6 +43,11 @@ def test_parse_ttl_special_and_invalid() -> None:
     with pytest.raises(InvalidInput, match="never"):
         parse_ttl(timedelta(days=10**6))
     assert parse_ttl(timedelta.max) == timedelta.max
+    # a fact gone before anything reads it is a mistake, not a TTL
+    assert parse_ttl("1s") == timedelta(seconds=1)
+    for tiny in ("0.0000001s", "0.5s", timedelta(microseconds=1), timedelta(0)):
+        with pytest.raises(InvalidInput, match="one second"):
+            parse_ttl(tiny)
 
 
 def test_scopes() -> None:
