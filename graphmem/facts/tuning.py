@@ -90,6 +90,12 @@ _cache: dict[int, tuple[float, FactTuning]] = {}
 CACHE_SECONDS = 5.0
 
 
+MAX_COUNT_SETTING = 10_000
+"""The largest count a setting takes (a top-k or a number of turns; anything larger is a mistake)."""
+MAX_RECENT_HOURS = 24 * 366 * 10
+"""The widest 'recent' window, ten years in hours."""
+
+
 def _coerce(key: str, value: Any) -> Any:
     default = getattr(DEFAULT_TUNING, _FIELDS[key])
     try:
@@ -102,17 +108,37 @@ def _coerce(key: str, value: Any) -> Any:
             if text in ("0", "false", "no", "off"):
                 return False
             raise ValueError(value)
+        if isinstance(value, bool):
+            raise ValueError(value)
         if isinstance(default, int):
+            if isinstance(value, float):
+                if not value.is_integer():
+                    raise ValueError(value)
+                value = int(value)
             out_i = int(value)
-            if out_i < 0:
+            if not 0 <= out_i <= MAX_COUNT_SETTING:
                 raise ValueError(value)
             return out_i
         out_f = float(value)
-        if out_f < 0 or (key != "injection.recent_hours" and out_f > 1.0):
+        high = MAX_RECENT_HOURS if key == "injection.recent_hours" else 1.0
+        if not 0.0 <= out_f <= high:  # NaN fails this too
             raise ValueError(value)
         return out_f
-    except (TypeError, ValueError):
-        raise InvalidInput(f"invalid value {value!r} for {key} (default {default!r})") from None
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidInput(f"invalid value {_shown(value)} for {key} ({_range(default, key)}, default {default!r})") from None
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _range(default: Any, key: str) -> str:
+    if isinstance(default, bool):
+        return "on or off"
+    if isinstance(default, int):
+        return f"an integer from 0 to {MAX_COUNT_SETTING}"
+    return f"a number from 0 to {MAX_RECENT_HOURS if key == 'injection.recent_hours' else 1}"
 
 
 def _check_key(key: str) -> str:

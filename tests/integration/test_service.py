@@ -143,6 +143,9 @@ def test_bad_input_is_a_4xx_naming_the_field(service: Service) -> None:
     assert _error(http.patch("/api/settings", json={"injection.max_results": "many"}), 400)["field"] == \
         "injection.max_results"
     assert _error(http.patch("/api/settings", json={"no.such.knob": 1}), 400)["field"] == "no.such.knob"
+    # an integer the database cannot hold was a 500 (OverflowError in the driver)
+    assert _error(http.patch("/api/settings", json={"injection.max_results": 10**30}), 400)["field"] == \
+        "injection.max_results"
     assert _error(http.patch("/api/settings", content=b"{not json", headers={"Content-Type": "application/json"}),
                   422)["field"]
     assert _error(http.get("/api/sessions/no-such-session"), 404)["error"] == "not found"

@@ -79,6 +79,19 @@ def test_setting_values_are_typed_and_checked() -> None:
     assert "facts.dedup_threshold" in TUNING_HELP
 
 
+@pytest.mark.parametrize(("key", "bad"), [
+    ("injection.max_results", 10**30), ("injection.max_results", float("inf")), ("injection.max_results", 2.5),
+    ("injection.max_results", True), ("injection.max_results", "1e3"), ("injection.min_score", "NaN"),
+    ("injection.min_score", float("nan")), ("injection.recent_hours", "inf"), ("injection.recent_hours", 10**9),
+])
+def test_a_setting_out_of_its_range_is_one_line_naming_it(key: str, bad: object) -> None:
+    # a huge integer reached the driver (OverflowError, a 500 from the service); NaN and infinity were stored
+    with pytest.raises(InvalidInput, match=key) as caught:
+        _coerce(key, bad)
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 200
+    assert _coerce("injection.max_results", 7.0) == 7 and _coerce("injection.recent_hours", 8760) == 8760.0
+
+
 def test_llm_answer_parsing_is_lenient() -> None:
     facts = _parse('```json\n{"facts": [{"content": "David est mon frère", "type": "identity", "subjects": ["david"], '
                    '"ttl": null, "scope": "global"}, {"content": "  "}, {"content": "x", "type": "bogus"}]}\n```')
