@@ -34,7 +34,21 @@ __all__ = [
     "SchemaError",
     "ServerError",
     "SessionNotFound",
+    "quoted",
 ]
+
+QUOTE_LIMIT = 80
+"""How many characters of a caller's value an error line shows."""
+
+
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)`` for an error line, cut to ``limit`` characters with the full length said, so a
+    20,000-character argument gives a readable line and not a screenful."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    size = f" ({len(value)} characters)" if isinstance(value, str | bytes) else ""
+    return text[: limit - 1] + "…" + size
 
 
 class GraphMemError(Exception):

@@ -30,7 +30,7 @@ from typing import IO, Any, Literal
 import networkx as nx
 
 from .db import Database
-from .errors import InvalidInput, SessionNotFound
+from .errors import InvalidInput, SessionNotFound, quoted
 from .paths import normalize_cwd
 
 __all__ = ["FORMATS", "ExportFormat", "ExportStats", "export_graph", "export_stats", "graph_to_text", "write_graph"]
@@ -179,7 +179,7 @@ def write_graph(graph: nx.MultiDiGraph, fmt: ExportFormat, out: IO[bytes]) -> No
         out.write(json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8"))
         out.write(b"\n")
     else:
-        raise InvalidInput(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        raise InvalidInput(f"unknown export format {quoted(fmt)}; choose one of {', '.join(FORMATS)}")
 
 
 def graph_to_text(graph: nx.MultiDiGraph, fmt: ExportFormat) -> str:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from .arguments import count
 from .db import Database
 from .db.rows import native
-from .errors import InvalidInput
+from .errors import InvalidInput, quoted
 from .file_paths import ACTIONS, EDIT_ACTIONS, normalize_path, project_relative
 from .paths import normalize_cwd
 
@@ -74,7 +74,7 @@ def resolve_file(path: str, *, cwd: str, project: str) -> str:
     that names no single file."""
     clean = normalize_path(path)
     if clean is None:
-        raise InvalidInput(f"not a file path: {path!r}")
+        raise InvalidInput(f"not a file path: {quoted(path)}")
     return project_relative(clean, normalize_cwd(cwd), normalize_cwd(project))
 
 
@@ -100,7 +100,7 @@ def file_history(
     project root): the ``limit`` latest touches of ``actions`` (default all), the ``failure_limit`` latest failed
     calls and the ``summary_limit`` latest summaries mentioning it. Empty for a file never touched."""
     if isinstance(actions, str):
-        raise InvalidInput(f"actions must be a list of strings, not a single str (write [{actions!r}])")
+        raise InvalidInput(f"actions must be a list of strings, not a single str (write [{quoted(actions)}])")
     actions = ACTIONS if actions is None else tuple(actions)
     for name, value in (("limit", limit), ("failure_limit", failure_limit), ("summary_limit", summary_limit),
                         ("request_chars", request_chars)):

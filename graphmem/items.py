@@ -33,7 +33,7 @@ from typing import Any
 from .db import Database
 from .db.rows import native
 from .embedding import Embedder, query_vector
-from .errors import InvalidInput
+from .errors import InvalidInput, quoted
 from .models import utcnow
 from .redaction import redact, redact_value
 from .retrieval.lucene import build_query
@@ -81,7 +81,7 @@ def _ns_key(namespace: Namespace) -> str:
 
 def _check_address(namespace: Sequence[Any], key: Any, where: str) -> Namespace:
     if not isinstance(namespace, tuple | list) or not all(isinstance(p, str) and p for p in namespace):
-        raise InvalidInput(f"{where}.namespace: a tuple of non-empty strings is required, got {namespace!r}")
+        raise InvalidInput(f"{where}.namespace: a tuple of non-empty strings is required, got {quoted(namespace)}")
     if not isinstance(key, str):
         raise InvalidInput(f"{where}.key: a string is required, got {type(key).__name__}")
     return tuple(namespace)

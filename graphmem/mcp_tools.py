@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
-from .errors import InvalidInput, NotFound
+from .errors import InvalidInput, NotFound, quoted
 from .facts import tools as fact_tools
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def resolve_scope(mem: GraphMemory, scope: str, cwd: str | None) -> Where:
     kind, sep, value = s.partition(":")
     value = value.strip()
     if sep and not value:
-        raise InvalidInput(f"scope: {s!r} needs a value after ':'")
+        raise InvalidInput(f"scope: {quoted(s)} needs a value after ':'")
     if kind in ("global", "everything") and not sep:
         return Where("global", None, None)
     if kind == "project":
@@ -114,7 +114,7 @@ def resolve_scope(mem: GraphMemory, scope: str, cwd: str | None) -> Where:
         if not latest:
             raise NotFound(f"scope 'session': no session recorded for project {root} yet; pass 'session:<id>'")
         return Where("session", latest[0].id, root)
-    raise InvalidInput(f"scope: {s!r} is not a scope; {SCOPE_HELP}")
+    raise InvalidInput(f"scope: {quoted(s)} is not a scope; {SCOPE_HELP}")
 
 
 def _fact_where(mem: GraphMemory, scope: str, cwd: str | None) -> Where:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import InvalidInput
+from .errors import InvalidInput, quoted
 
 __all__ = ["find_project_root", "normalize_cwd"]
 
@@ -19,16 +19,16 @@ def normalize_cwd(cwd: str | os.PathLike[str]) -> str:
     if not isinstance(text, str):
         raise InvalidInput(f"a working directory must be a path string, not {type(text).__name__}")
     if not text or "\x00" in text:
-        raise InvalidInput(f"invalid working directory: {text!r}")
+        raise InvalidInput(f"invalid working directory: {quoted(text)}")
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as e:
-        raise InvalidInput(f"working directory is not valid UTF-8: {text!r}") from e
+        raise InvalidInput(f"working directory is not valid UTF-8: {quoted(text)}") from e
     p = Path(text).expanduser()
     try:
         resolved = p.resolve(strict=False)
     except (OSError, RuntimeError) as e:  # symlink loops
-        raise InvalidInput(f"cannot resolve working directory {text!r}: {e}") from e
+        raise InvalidInput(f"cannot resolve working directory {quoted(text)}: {e}") from e
     out = str(resolved)
     return out.rstrip("/") or "/"
 

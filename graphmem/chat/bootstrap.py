@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, quoted
 from .tools import SELF_CATEGORIES, ChatTools
 
 __all__ = ["parse_self_file", "seed_self"]
@@ -42,7 +42,7 @@ def parse_self_file(text: str, *, name: str = "the self file") -> list[tuple[str
             raise InvalidInput(f"{name}: a JSON object of categories")
         for key, items in data.items():
             if key not in SELF_CATEGORIES:
-                raise InvalidInput(f"{name}: unknown category {key!r} ({', '.join(SELF_CATEGORIES)})")
+                raise InvalidInput(f"{name}: unknown category {quoted(key)} ({', '.join(SELF_CATEGORIES)})")
             if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
                 raise InvalidInput(f"{name}: {key} must be a list of strings")
             pairs += [(key, i.strip()) for i in items if i.strip()]
@@ -54,7 +54,7 @@ def parse_self_file(text: str, *, name: str = "the self file") -> list[tuple[str
         if heading:
             category = heading.group(1).strip().lower()
             if category not in SELF_CATEGORIES:
-                raise InvalidInput(f"{name}:{number}: unknown category {category!r} ({', '.join(SELF_CATEGORIES)})")
+                raise InvalidInput(f"{name}:{number}: unknown category {quoted(category)} ({', '.join(SELF_CATEGORIES)})")
             continue
         bullet = _BULLET.match(line)
         if bullet:

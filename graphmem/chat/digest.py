@@ -32,7 +32,7 @@ from ..config import Settings
 from ..db import Database, DeferredWrites
 from ..db.rows import native_row
 from ..embedding import Embedder
-from ..errors import ConfigError, InvalidInput
+from ..errors import ConfigError, InvalidInput, quoted
 from ..facts.corrections import remember_correcting
 from ..facts.extract import ExtractedFact, FactExtractor
 from ..facts.judge import FactJudge
@@ -76,7 +76,7 @@ class DigestConfig:
         try:
             ZoneInfo(self.timezone)
         except (KeyError, ValueError) as e:
-            raise InvalidInput(f"unknown digest time zone {self.timezone!r}") from e
+            raise InvalidInput(f"unknown digest time zone {quoted(self.timezone)}") from e
         if not 1 <= self.max_messages <= 5000:
             raise InvalidInput("digest max_messages must be between 1 and 5000")
         Scope.parse(self.scope)

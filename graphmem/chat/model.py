@@ -22,7 +22,7 @@ from datetime import timedelta
 from zoneinfo import ZoneInfo
 
 from ..config import Settings
-from ..errors import InvalidInput
+from ..errors import InvalidInput, quoted
 from ..models import clean_text
 
 __all__ = ["DEFAULT_ROOT", "ChatConfig", "agent_path", "conversation_key", "conversation_path", "encode_name",
@@ -55,7 +55,7 @@ class ChatConfig:
         try:
             ZoneInfo(self.timezone)
         except (KeyError, ValueError) as e:
-            raise InvalidInput(f"unknown time zone {self.timezone!r}") from e
+            raise InvalidInput(f"unknown time zone {quoted(self.timezone)}") from e
 
     @property
     def zone(self) -> ZoneInfo:

@@ -31,7 +31,7 @@ from pydantic import Field
 
 from ..db import Database, DeferredWrites
 from ..embedding import Embedder
-from ..errors import InvalidInput
+from ..errors import InvalidInput, quoted
 from ..facts import Fact, Scope, forget, list_facts, search_facts
 from ..facts.corrections import remember_correcting
 from ..facts.judge import FactJudge
@@ -123,7 +123,7 @@ class ChatTools:
     def call(self, name: str, arguments: dict[str, Any] | str | None) -> dict[str, Any]:
         """Run tool ``name`` with ``arguments`` (a dict, or the JSON text a provider returns)."""
         if name not in _BY_NAME:
-            raise InvalidInput(f"unknown tool {name!r}")
+            raise InvalidInput(f"unknown tool {quoted(name)}")
         args = json.loads(arguments) if isinstance(arguments, str) and arguments.strip() else arguments or {}
         if not isinstance(args, dict):
             raise InvalidInput("tool arguments must be a JSON object")

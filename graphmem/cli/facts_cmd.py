@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..errors import InvalidInput, SessionNotFound
+from ..errors import InvalidInput, SessionNotFound, quoted
 from ..facts import (
     FACT_TYPES,
     Fact,
@@ -162,7 +162,7 @@ def _add(args: argparse.Namespace) -> int:
             try:
                 mem.get_session(scope.value)
             except SessionNotFound:
-                raise InvalidInput(f"--scope {args.scope}: no session with id {scope.value!r}") from None
+                raise InvalidInput(f"--scope {args.scope}: no session with id {quoted(scope.value)}") from None
         res = mem.remember(args.content, args.subject or (), type=args.type, importance=args.importance,
                            ttl=args.ttl, scope=scope, source="cli")
     if args.json:
@@ -253,7 +253,7 @@ def _settings_get(args: argparse.Namespace) -> int:
         if args.key not in items:
             from ..errors import InvalidInput
 
-            raise InvalidInput(f"unknown setting {args.key!r}; one of {', '.join(items)}")
+            raise InvalidInput(f"unknown setting {quoted(args.key)}; one of {', '.join(items)}")
         items = {args.key: items[args.key]}
     if args.json:
         emit_json(items)

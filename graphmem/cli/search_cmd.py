@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, quoted
 from ..retrieval import ContextConfig, Scope, locale_from_env
 from ..retrieval.models import SearchHit, SearchResult
 from .common import Progress, absolute, emit_json, open_memory, working_dir
@@ -60,7 +60,7 @@ def _levels(text: str) -> list[int]:
     try:
         return [int(x) for x in text.split(",") if x.strip()]
     except ValueError as e:
-        raise InvalidInput(f"--levels takes comma-separated integers, got {text!r}") from e
+        raise InvalidInput(f"--levels takes comma-separated integers, got {quoted(text)}") from e
 
 
 def _short(text: str, full: bool, limit: int = 300) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal, cast
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, quoted
 from ..paths import normalize_cwd
 
 __all__ = [
@@ -52,7 +52,7 @@ def default_importance(fact_type: str) -> float:
     try:
         return FACT_TYPES[fact_type]
     except KeyError:
-        raise InvalidInput(f"unknown fact type {fact_type!r}; one of {', '.join(FACT_TYPES)}") from None
+        raise InvalidInput(f"unknown fact type {quoted(fact_type)}; one of {', '.join(FACT_TYPES)}") from None
 
 
 def check_fact_type(fact_type: object) -> None:
@@ -100,7 +100,7 @@ class Scope:
         if isinstance(value, Scope):
             return value
         if not isinstance(value, str):
-            raise InvalidInput(f"invalid scope {value!r}")
+            raise InvalidInput(f"invalid scope {quoted(value)}")
         if value == "global":
             return cls.global_()
         kind, sep, rest = value.partition(":")
@@ -108,7 +108,7 @@ class Scope:
             return cls.project(rest)
         if sep and kind == "session":
             return cls.session(rest)
-        raise InvalidInput(f"invalid scope {value!r}: use 'global', 'project:<path>' or 'session:<id>'")
+        raise InvalidInput(f"invalid scope {quoted(value)}: use 'global', 'project:<path>' or 'session:<id>'")
 
 
 ScopeLike = Scope | str
@@ -152,11 +152,11 @@ def parse_ttl(ttl: str | timedelta | None) -> timedelta | None:
         total += float(m.group(1)) * _UNIT_SECONDS[key]
         pos = m.end()
     if pos != len(compact) or not compact or total <= 0:
-        raise InvalidInput(f"invalid TTL {ttl!r}: use a duration like '1h', '7d', '30d', '2w' or 'never'")
+        raise InvalidInput(f"invalid TTL {quoted(ttl)}: use a duration like '1h', '7d', '30d', '2w' or 'never'")
     if total < MIN_TTL.total_seconds():
-        raise InvalidInput(f"TTL {ttl!r} is shorter than one second: the fact would be gone before it is read")
+        raise InvalidInput(f"TTL {quoted(ttl)} is shorter than one second: the fact would be gone before it is read")
     if total > MAX_TTL.total_seconds():
-        raise InvalidInput(f"TTL {ttl!r} is longer than {MAX_TTL.days // 365} years: use 'never' for a fact that "
+        raise InvalidInput(f"TTL {quoted(ttl)} is longer than {MAX_TTL.days // 365} years: use 'never' for a fact that "
                            "does not expire")
     return timedelta(seconds=total)
 

@@ -32,7 +32,7 @@ from ..db.client import Tx
 from ..db.params import vector_param
 from ..db.rows import native
 from ..embedding import Embedder, query_vector
-from ..errors import DatabaseError, InvalidInput, NotFound
+from ..errors import DatabaseError, InvalidInput, NotFound, quoted
 from ..models import clean_text, reference_time, utcnow
 from ..redaction import redact as redact_text
 from .model import (
@@ -457,7 +457,7 @@ def _full_id(db: Database, value: str, keys: list[str] | None) -> str:
         return rows[0]["id"] if rows else value
     shown = "; ".join(f"{r['id']} ({r['content']})" for r in rows[:10])
     more = " and more" if len(rows) > 10 else ""
-    raise InvalidInput(f"the id prefix {value!r} matches {len(rows)} facts{more}: {shown}; give more characters")
+    raise InvalidInput(f"the id prefix {quoted(value)} matches {len(rows)} facts{more}: {shown}; give more characters")
 
 
 def forget_audits(db: Database, limit: int = 50) -> list[dict[str, Any]]:

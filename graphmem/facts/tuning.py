@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..db import Database
 from ..embedding.calibration import cosine_for
-from ..errors import InvalidInput
+from ..errors import InvalidInput, quoted
 
 if TYPE_CHECKING:
     from ..embedding import Embedder
@@ -125,12 +125,7 @@ def _coerce(key: str, value: Any) -> Any:
             raise ValueError(value)
         return out_f
     except (TypeError, ValueError, OverflowError):
-        raise InvalidInput(f"invalid value {_shown(value)} for {key} ({_range(default, key)}, default {default!r})") from None
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+        raise InvalidInput(f"invalid value {quoted(value)} for {key} ({_range(default, key)}, default {quoted(default)})") from None
 
 
 def _range(default: Any, key: str) -> str:
@@ -143,7 +138,7 @@ def _range(default: Any, key: str) -> str:
 
 def _check_key(key: str) -> str:
     if key not in TUNING_HELP:
-        raise InvalidInput(f"unknown setting {key!r}; one of {', '.join(TUNING_HELP)}")
+        raise InvalidInput(f"unknown setting {quoted(key)}; one of {', '.join(TUNING_HELP)}")
     return key
 
 

@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import Literal
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, quoted
 from . import aider, claude_code, codex, gemini
 from .transcript import ImportedSession, ReadCursor, ReadOptions, TranscriptFormat, checked_start, iter_lines
 
@@ -57,7 +57,7 @@ def transcript_format(name: str) -> TranscriptFormat:
     fmt = _BY_NAME.get(name.lower())
     if fmt is None:
         known = ", ".join(f.name for f in FORMATS)
-        raise InvalidInput(f"unknown agent {name!r} (expected one of {known})")
+        raise InvalidInput(f"unknown agent {quoted(name)} (expected one of {known})")
     return fmt
 
 
@@ -88,7 +88,7 @@ def detect_format(path: str | os.PathLike[str]) -> TranscriptFormat:
     for fmt in FORMATS:
         if fmt.name_hint is not None and fmt.name_hint(name):
             return fmt
-    raise InvalidInput(f"cannot tell which CLI wrote {os.fspath(path)!r}")
+    raise InvalidInput(f"cannot tell which CLI wrote {quoted(os.fspath(path))}")
 
 
 def detect_agent(path: str | os.PathLike[str]) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..errors import ConfigError, InvalidInput
+from ..errors import ConfigError, InvalidInput, quoted
 
 __all__ = ["InstallResult", "check_command", "install_entries", "load_settings", "resolve", "uninstall_entries"]
 
@@ -134,7 +134,7 @@ def _is_ours(entry: Any, command: str) -> bool:
 def check_command(command: str) -> str:
     command = command.strip()
     if not command or "\n" in command or "\x00" in command:
-        raise InvalidInput(f"invalid hook command {command!r}")
+        raise InvalidInput(f"invalid hook command {quoted(command)}")
     return command
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, quoted
 from .hook_file_edit import InstallResult, check_command, install_entries, load_settings, resolve, uninstall_entries
 
 __all__ = [
@@ -77,7 +77,7 @@ def claude_settings_path(scope: Scope = "user", project_dir: str | os.PathLike[s
         return _project(project_dir) / ".claude" / "settings.json"
     if scope == "local":
         return _project(project_dir) / ".claude" / "settings.local.json"
-    raise InvalidInput(f"unknown scope {scope!r} (expected user, project or local)")
+    raise InvalidInput(f"unknown scope {quoted(scope)} (expected user, project or local)")
 
 
 def codex_hooks_path(scope: Scope = "user", project_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -87,7 +87,7 @@ def codex_hooks_path(scope: Scope = "user", project_dir: str | os.PathLike[str] 
         return (Path(base) if base else Path.home() / ".codex") / "hooks.json"
     if scope in ("project", "local"):
         return _project(project_dir) / ".codex" / "hooks.json"
-    raise InvalidInput(f"unknown scope {scope!r} (expected user or project)")
+    raise InvalidInput(f"unknown scope {quoted(scope)} (expected user or project)")
 
 
 def gemini_settings_path(scope: Scope = "user", project_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -96,7 +96,7 @@ def gemini_settings_path(scope: Scope = "user", project_dir: str | os.PathLike[s
         return Path.home() / ".gemini" / "settings.json"
     if scope in ("project", "local"):
         return _project(project_dir) / ".gemini" / "settings.json"
-    raise InvalidInput(f"unknown scope {scope!r} (expected user or project)")
+    raise InvalidInput(f"unknown scope {quoted(scope)} (expected user or project)")
 
 
 # ------------------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, quoted
 from ..models import clean_text
 from ..paths import find_project_root
 from .formats import canonical_agent
@@ -166,7 +166,7 @@ def _normalize_tool(tool: str) -> str:
     """The hook tool ``tool`` names (any spelling the transcript formats accept)."""
     name = canonical_agent(tool)
     if name is None or name not in _MODELS:
-        raise InvalidInput(f"unknown hook tool {tool!r} (expected claude-code, codex or gemini)")
+        raise InvalidInput(f"unknown hook tool {quoted(tool)} (expected claude-code, codex or gemini)")
     return name
 
 
@@ -243,7 +243,7 @@ def render_context(
     ev = canonical_event(event)
     name = _OUTPUT_EVENT.get((t, ev))
     if name is None:
-        raise InvalidInput(f"{tool} has no context injection for event {event!r}")
+        raise InvalidInput(f"{tool} has no context injection for event {quoted(event)}")
     context = clean_text(context).strip()
     if not context:
         return render_noop()

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, quoted
 from ..models import TurnIn
 
 __all__ = [
@@ -160,7 +160,7 @@ def _open_binary(source: str | os.PathLike[str]) -> io.BufferedReader:
     try:
         return open(source, "rb")
     except OSError as e:
-        raise InvalidInput(f"cannot read transcript {os.fspath(source)!r}: {e}") from e
+        raise InvalidInput(f"cannot read transcript {quoted(os.fspath(source))}: {e}") from e
 
 
 def file_size(source: Source) -> int | None:
@@ -171,7 +171,7 @@ def file_size(source: Source) -> int | None:
     try:
         return os.stat(path).st_size
     except OSError as e:
-        raise InvalidInput(f"cannot read transcript {path!r}: {e}") from e
+        raise InvalidInput(f"cannot read transcript {quoted(path)}: {e}") from e
 
 
 def read_bytes(source: Source) -> bytes:
@@ -184,7 +184,7 @@ def read_bytes(source: Source) -> bytes:
             try:
                 return f.read()
             except OSError as e:
-                raise InvalidInput(f"cannot read transcript {path!r}: {e}") from e
+                raise InvalidInput(f"cannot read transcript {quoted(path)}: {e}") from e
     parts: list[bytes] = []
     for item in _items(source):
         chunk = item if isinstance(item, bytes) else str(item).encode("utf-8", errors="surrogatepass")
@@ -217,7 +217,7 @@ def iter_lines(source: Source, start: int = 0) -> Iterator[RawLine]:
                 f.seek(start)
                 yield from _split(f, start)
             except OSError as e:
-                raise InvalidInput(f"cannot read transcript {path!r}: {e}") from e
+                raise InvalidInput(f"cannot read transcript {quoted(path)}: {e}") from e
         return
     if isinstance(source, bytes):
         yield from _split(io.BytesIO(source[start:]), start)
@@ -291,7 +291,7 @@ def checked_start(path: str | os.PathLike[str], offset: int) -> tuple[int, str |
             f.seek(offset - 1)
             before = f.read(1)
     except OSError as e:
-        raise InvalidInput(f"cannot read transcript {os.fspath(path)!r}: {e}") from e
+        raise InvalidInput(f"cannot read transcript {quoted(os.fspath(path))}: {e}") from e
     if before != b"\n":
         return 0, "cursor does not fall on a line start (file rewritten?); re-read from the start"
     return offset, None

@@ -14,7 +14,7 @@ from pydantic.alias_generators import to_camel
 
 from ..arguments import count, score
 from ..embedding.pending import LONG_TURN_CHARS
-from ..errors import InvalidInput
+from ..errors import InvalidInput, quoted
 from .lucene import DEFAULT_FIELD_WEIGHTS
 
 __all__ = [
@@ -326,9 +326,9 @@ class ContextConfig:
                      "budget_chars", "item_max_chars"):
             count(getattr(self, name), name, minimum=0)
         if self.scope not in ("session", "directory", "project", "everything"):
-            raise InvalidInput(f"scope must be session, directory, project or everything, not {self.scope!r}")
+            raise InvalidInput(f"scope must be session, directory, project or everything, not {quoted(self.scope)}")
         if self.mode not in ("hybrid", "semantic", "text"):
-            raise InvalidInput(f"mode must be hybrid, semantic or text, not {self.mode!r}")
+            raise InvalidInput(f"mode must be hybrid, semantic or text, not {quoted(self.mode)}")
         if self.min_score is not None:
             score(self.min_score, "min_score")
         score(self.dedup_threshold, "dedup_threshold", low=-1.0, high=1.0)
@@ -339,7 +339,7 @@ class ContextConfig:
         try:
             ZoneInfo(self.timezone)
         except (ValueError, TypeError, ZoneInfoNotFoundError):
-            raise InvalidInput(f"timezone must be an IANA zone name such as 'Europe/Paris', not {self.timezone!r}") from None
+            raise InvalidInput(f"timezone must be an IANA zone name such as 'Europe/Paris', not {quoted(self.timezone)}") from None
 
 
 class ContextTurn(_Model):

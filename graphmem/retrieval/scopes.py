@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, quoted
 from ..paths import find_project_root, normalize_cwd
 from ..sessions import check_id
 
@@ -33,12 +33,12 @@ class Scope:
 
     def __post_init__(self) -> None:
         if self.kind not in SCOPE_KINDS:
-            raise InvalidInput(f"unknown scope {self.kind!r}; expected one of {', '.join(SCOPE_KINDS)}")
+            raise InvalidInput(f"unknown scope {quoted(self.kind)}; expected one of {', '.join(SCOPE_KINDS)}")
         if self.kind == "everything":
             if self.value is not None:
                 raise InvalidInput("the 'everything' scope takes no value")
         elif not isinstance(self.value, str) or not self.value:
-            raise InvalidInput(f"the {self.kind!r} scope needs a non-empty value")
+            raise InvalidInput(f"the {quoted(self.kind)} scope needs a non-empty value")
 
     @classmethod
     def session(cls, session_id: str) -> Scope:
@@ -95,11 +95,11 @@ def parse_scope(spec: Scope | str | None) -> Scope:
     if kind == "everything" and not value:
         return Scope.everything()
     if not sep or not value:
-        raise InvalidInput(f"invalid scope {spec!r}: use everything, session:<id>, directory:<path>, project:<path>")
+        raise InvalidInput(f"invalid scope {quoted(spec)}: use everything, session:<id>, directory:<path>, project:<path>")
     if kind == "session":
         return Scope.session(value.strip())
     if kind == "directory":
         return Scope.directory(value)
     if kind == "project":
         return Scope.project(value)
-    raise InvalidInput(f"unknown scope kind {kind!r}")
+    raise InvalidInput(f"unknown scope kind {quoted(kind)}")

@@ -45,7 +45,7 @@ from ..arguments import score
 from ..db import Database
 from ..db.concurrency import LazyPool, pool_for
 from ..embedding import Embedder
-from ..errors import DatabaseError, InvalidInput
+from ..errors import DatabaseError, InvalidInput, quoted
 from ..models import reference_time
 from .fusion import combsum, rrf
 from .graph import fact_seeds, graph_candidates
@@ -165,7 +165,7 @@ class Searcher:
         if not isinstance(query, str):
             raise InvalidInput("query must be a string")
         if mode not in ("hybrid", "semantic", "text"):
-            raise InvalidInput(f"unknown search mode {mode!r}: hybrid, semantic or text")
+            raise InvalidInput(f"unknown search mode {quoted(mode)}: hybrid, semantic or text")
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
             raise InvalidInput(f"k must be an integer between 1 and {MAX_K}")
         if min_score is not None:

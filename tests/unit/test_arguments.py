@@ -80,3 +80,18 @@ def test_a_reference_time_leaves_room_for_the_windows_reckoned_from_it() -> None
     for now in (datetime(2, 1, 1, tzinfo=UTC), datetime(9998, 12, 31, 23, 59, tzinfo=UTC)):
         # a window that would start before year 1 is no window at all, not an OverflowError
         parse_time_window("what we did a year ago, in the last 400 years", now)
+
+
+def test_an_error_line_shows_a_long_value_cut_with_its_length() -> None:
+    from graphmem.errors import quoted
+    from graphmem.facts import Scope, parse_ttl
+    from graphmem.files import resolve_file
+
+    assert quoted("7d") == "'7d'"
+    assert quoted("x" * 5000) == "'" + "x" * 78 + "… (5000 characters)"
+    # each of these echoed a 20,000-character argument whole (an MCP client got a screenful)
+    for check in (lambda: parse_ttl("y" * 20_000), lambda: Scope.parse("z" * 20_000),
+                  lambda: resolve_file("\x00" * 20_000, cwd="/p", project="/p")):
+        with pytest.raises(InvalidInput) as caught:
+            check()
+        assert len(str(caught.value)) < 200 and "20000 characters" in str(caught.value)
