@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from .errors import InvalidInput
+from .errors import InvalidInput, quoted
 from .models import clean_text
 
 __all__ = ["count", "optional_text", "required_text", "score", "text_list"]
@@ -66,7 +66,7 @@ def text_list(value: object, name: str) -> list[str]:
         return []
     if isinstance(value, str | bytes):
         raise InvalidInput(f"{name} must be a list of strings, not a single {type(value).__name__} "
-                           f"(write [{value!r}])")
+                           f"(write [{quoted(value)}])")
     if not isinstance(value, Iterable) or isinstance(value, dict):
         raise InvalidInput(f"{name} must be a list of strings, not {type(value).__name__}")
     out: list[str] = []

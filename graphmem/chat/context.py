@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ..db import Database, DeferredWrites
 from ..embedding import Embedder
+from ..errors import InvalidInput
 from ..retrieval import ContextBlock, ContextConfig, Searcher
 from ..retrieval.context import context_for_session
 from .live import LiveContext, live_context
@@ -33,6 +34,8 @@ def chat_context(db: Database, searcher: Searcher, session_id: str, message: str
                  rooms: Sequence[str] | None = None, context: ContextConfig | None = None) -> ChatContext:
     """Both blocks for ``message`` in ``session_id``; live excerpts from ``rooms`` (all when None).
     The context's locale and time zone default to the chat configuration's."""
+    if not isinstance(message, str):
+        raise InvalidInput(f"message must be a string, not {type(message).__name__}")
     cfg = context or ContextConfig(locale=config.locale, timezone=config.timezone)
     live = live_context(db, embedder, message, config=config, rooms=rooms)
     block = context_for_session(db, searcher, session_id, message, cfg, embedder=embedder, deferred=deferred,

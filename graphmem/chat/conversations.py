@@ -19,10 +19,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..arguments import count, optional_text
 from ..db import Database
 from ..db.rows import native_row
 from ..models import Session, clean_text
 from ..retrieval import Scope, Searcher, SearchMode, SearchResult
+from ..retrieval.search import MAX_K
 from ..sessions import session_from_row, when
 from .model import ChatConfig, agent_path, conversation_key, conversation_path, encode_name
 
@@ -52,8 +54,9 @@ class Conversation:
 def open_conversation(db: Database, agent: str, channel: str, user: str, *, config: ChatConfig,
                       at: datetime | None = None, title: str | None = None) -> ConversationSession:
     """The session of (``agent``, ``channel``, ``user``) for a message at ``at`` (now by default)."""
+    cwd = conversation_path(config.root, agent, channel, user)  # checks the three names
+    title = optional_text(title, "title")
     at = when(at)
-    cwd = conversation_path(config.root, agent, channel, user)
     rows = db.write(
         "conversations/open",
         key=conversation_key(config.root, agent, channel, user),
@@ -67,16 +70,19 @@ def open_conversation(db: Database, agent: str, channel: str, user: str, *, conf
 def conversation_sessions(db: Database, agent: str, channel: str, user: str, *, config: ChatConfig,
                           limit: int = 50) -> list[Session]:
     """The sessions of one conversation, newest activity first."""
-    rows = db.read("conversations/sessions", key=conversation_key(config.root, agent, channel, user), limit=limit)
+    rows = db.read("conversations/sessions", key=conversation_key(config.root, agent, channel, user),
+                   limit=count(limit, "limit"))
     return [session_from_row(r["session"]) for r in rows]
 
 
 def conversations(db: Database, agent: str, *, channel: str | None = None, user: str | None = None,
                   limit: int = 100) -> list[Conversation]:
     """The conversations of ``agent`` (optionally of one channel and/or user), latest opened first."""
+    encode_name(agent, "agent")
+    channel, user = optional_text(channel, "channel"), optional_text(user, "user")
     rows = db.read("conversations/of_agent", agent=clean_text(agent.strip()),
-                   channel=clean_text(channel.strip()) if channel else None,
-                   user=clean_text(user.strip()) if user else None, limit=limit)
+                   channel=channel.strip() if channel else None,
+                   user=user.strip() if user else None, limit=count(limit, "limit"))
     out = []
     for r in rows:
         c: dict[str, Any] = native_row(r["conversation"])
@@ -94,6 +100,8 @@ def search_conversations(searcher: Searcher, query: str, agent: str, *, config: 
 
     One conversation is a directory scope; one channel or one user alone is the agent's project
     scope over-fetched (``k`` x 5) and filtered on the hits' directories."""
+    k = count(k, "k", maximum=MAX_K)
+    channel, user = optional_text(channel, "channel"), optional_text(user, "user")
     if channel and user:
         scope = Scope("directory", conversation_path(config.root, agent, channel, user))
         return searcher.search(query, scope=scope, k=k, mode=mode, min_score=min_score, locale=config.locale)

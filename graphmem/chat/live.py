@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ..arguments import count, text_list
 from ..db import Database
 from ..db.params import vector_param
 from ..db.rows import native_row
@@ -141,15 +142,17 @@ def live_context(db: Database, embedder: Embedder | None, question: str, *, conf
     ``question``, best first, with their block. Pending messages are embedded first; see
     :data:`EXACT_SCAN_MAX` for how the rooms are searched. Without an
     embedder there is no block, and ``warning`` says why."""
-    if not 1 <= limit <= 100:
-        raise InvalidInput("limit must be between 1 and 100")
+    count(limit, "limit", maximum=100)
+    if not isinstance(question, str):
+        raise InvalidInput(f"question must be a string, not {type(question).__name__}")
+    question = clean_text(question)
+    names = [_name(r, "channel") for r in text_list(rooms, "rooms")] if rooms else None
     if embedder is None:
         return LiveContext(warning="no embedder configured: live messages cannot be ranked")
     if not question.strip():
         return LiveContext()
     embedded = embed_pending_live(db, embedder)
-    qvec = list(vector) if vector is not None else query_vector(embedder, clean_text(question))
-    names = [_name(r, "channel") for r in rooms] if rooms else None
+    qvec = list(vector) if vector is not None else query_vector(embedder, question)
     vparam = vector_param(qvec)
     if names is not None and int(db.read("live/count", rooms=names)[0]["count"]) <= EXACT_SCAN_MAX:
         rows = db.read("live/search_exact", vector=vparam, rooms=names, limit=limit)
@@ -163,12 +166,12 @@ def live_context(db: Database, embedder: Embedder | None, question: str, *, conf
 def live_messages(db: Database, channel: str, *, limit: int = 50) -> list[LiveMessage]:
     """The latest live messages of one room, newest first."""
     return [LiveMessage.from_row(r["message"]) for r in db.read("live/recent", room=_name(channel, "channel"),
-                                                                limit=limit)]
+                                                                limit=count(limit, "limit"))]
 
 
 def live_rooms(db: Database, *, limit: int = 100) -> list[dict[str, Any]]:
     """Observed rooms: ``{"room", "messages", "latest"}``, latest activity first."""
-    return [native_row(r) for r in db.read("live/rooms", limit=limit)]
+    return [native_row(r) for r in db.read("live/rooms", limit=count(limit, "limit"))]
 
 
 def clear_live(db: Database, channel: str, *, batch: int = 5000) -> int:

@@ -21,6 +21,7 @@ déménagé à Toulouse" retires "David habite à Ordizan", kept as history). Se
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -124,14 +125,24 @@ class ChatTools:
         """Run tool ``name`` with ``arguments`` (a dict, or the JSON text a provider returns)."""
         if name not in _BY_NAME:
             raise InvalidInput(f"unknown tool {quoted(name)}")
-        args = json.loads(arguments) if isinstance(arguments, str) and arguments.strip() else arguments or {}
+        if isinstance(arguments, str) and arguments.strip():
+            try:
+                args = json.loads(arguments)
+            except ValueError as e:
+                raise InvalidInput(f"the arguments of {name} are not JSON: {e}") from None
+        else:
+            args = arguments or {}
         if not isinstance(args, dict):
-            raise InvalidInput("tool arguments must be a JSON object")
+            raise InvalidInput(f"the arguments of {name} must be a JSON object, not {type(args).__name__}")
         allowed = set(_BY_NAME[name].parameters["properties"])
         unknown = set(args) - allowed
         if unknown:
-            raise InvalidInput(f"unknown argument(s) for {name}: {', '.join(sorted(unknown))}")
+            raise InvalidInput(f"unknown argument(s) for {name}: {', '.join(sorted(map(quoted, unknown)))}")
         method: Callable[..., dict[str, Any]] = getattr(self, name)
+        missing = [p.name for p in inspect.signature(method).parameters.values()
+                   if p.default is inspect.Parameter.empty and p.name not in args]
+        if missing:
+            raise InvalidInput(f"missing argument(s) for {name}: {', '.join(missing)}")
         return method(**args)
 
     def _item(self, f: Fact, *, category: bool = False) -> dict[str, Any]:

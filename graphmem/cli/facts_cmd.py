@@ -300,7 +300,7 @@ def _retrievals_show(args: argparse.Namespace) -> int:
     if item is None:
         from ..errors import NotFound
 
-        raise NotFound(f"retrieval not found: {args.retrieval_id!r}")
+        raise NotFound(f"retrieval not found: {quoted(args.retrieval_id)}")
     if args.json:
         emit_json(item)
         return 0

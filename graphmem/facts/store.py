@@ -235,7 +235,7 @@ def get_fact(db: Database, fact_id: str) -> dict[str, Any]:
     """A fact by id (a superseded version too): ``{"fact", "superseded_at", "current_id", "history"}``."""
     rows = db.read("facts/get", id=fact_id)
     if not rows:
-        raise NotFound(f"fact not found: {fact_id!r}")
+        raise NotFound(f"fact not found: {quoted(fact_id)}")
     r = rows[0]
     at = r["supersededAt"]
     return {
@@ -416,7 +416,7 @@ def forget(
                 matched.setdefault(f.id, f)
     removed = list(matched.values())
     if not removed and keys is None and _looks_like_id(value):
-        raise NotFound(f"no fact with id or id prefix {value!r} (and no fact about it)")
+        raise NotFound(f"no fact with id or id prefix {quoted(value)} (and no fact about it)")
     versions = [dict(r) for r in db.read("facts/versions", ids=list(matched))] if removed else []
     if dry_run or not removed:
         return ForgetResult(removed, None, dry_run, versions)

@@ -124,6 +124,37 @@ def test_names_cannot_escape_their_folder(cmem: GraphMemory, namespace: str) -> 
     assert "/../" not in s.cwd and not s.cwd.endswith("/.self")
 
 
+def test_chat_arguments_of_the_wrong_kind_are_one_line_naming_them(cmem: GraphMemory, room: str) -> None:
+    # each of these crashed (AttributeError, TypeError, UnicodeEncodeError) or reached the server as a
+    # Cypher type mismatch; the tool call is what a model sends, malformed JSON and all
+    s = cmem.open_conversation("pet", "web", "alice", at=T0).session
+    cases: list[tuple[Any, str]] = [
+        (lambda: cmem.open_conversation("pet", "web", "alice", title=5), "^title must be a string"),
+        (lambda: cmem.conversation_sessions("pet", "web", "alice", limit=""), "^limit must be an integer"),
+        (lambda: cmem.conversations(None), "^invalid agent"),
+        (lambda: cmem.conversations("pet", limit="\ud800"), "^limit must be an integer"),
+        (lambda: cmem.search_conversations("x", "pet", k="ab"), "^k must be an integer"),
+        (lambda: cmem.live_context(None, rooms=[room]), "^question must be a string"),
+        (lambda: cmem.live_context("hello", limit=True), "^limit must be an integer"),
+        (lambda: cmem.live_context("hello", rooms="a" * 5000), "^rooms must be a list of strings"),
+        (lambda: cmem.live_messages(room, limit=""), "^limit must be an integer"),
+        (lambda: cmem.chat_context(s.id, None), "^message must be a string"),  # type: ignore[arg-type]
+    ]
+    tools = cmem.chat_tools("pet")
+    cases += [
+        (lambda: tools.call("store_self", '{"content": "x"'), "^the arguments of store_self are not JSON"),
+        (lambda: tools.call("store_self", {"content": "x"}), "^missing argument\\(s\\) for store_self: category"),
+        (lambda: tools.call("search_goals", ""), "^missing argument\\(s\\) for search_goals: query"),
+        (lambda: tools.call("search_goals", "[1]"), "^the arguments of search_goals must be a JSON object"),
+    ]
+    for call, message in cases:
+        with pytest.raises(InvalidInput, match=message) as caught:
+            call()
+        assert "\n" not in str(caught.value) and len(str(caught.value)) < 300
+    assert [x.id for x in cmem.conversation_sessions("pet", "web", "alice")] == [s.id]
+    assert cmem.live_messages(room) == []
+
+
 def test_retrieval_spans_channels_by_default_and_can_be_restricted(cmem: GraphMemory) -> None:
     tg = cmem.open_conversation("pet", "telegram", "david", at=T0).session
     cmem.store_turn(tg.id, "My brother lives in the Pyrenees, in a village called Ordizan",
