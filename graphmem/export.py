@@ -32,6 +32,7 @@ import networkx as nx
 from .db import Database
 from .errors import InvalidInput, SessionNotFound, quoted
 from .paths import normalize_cwd
+from .sessions import check_id
 
 __all__ = ["FORMATS", "ExportFormat", "ExportStats", "export_graph", "export_stats", "graph_to_text", "write_graph"]
 
@@ -95,7 +96,7 @@ def _session_ids(db: Database, session_id: str | None, cwd: str | None) -> list[
     if session_id is not None and cwd is not None:
         raise InvalidInput("export one session or one directory, not both")
     if session_id is not None:
-        return [session_id]
+        return [check_id(session_id, "session id")]
     if cwd is not None:
         return [r["id"] for r in db.read("export/session_ids_for_cwd", cwd=normalize_cwd(cwd))]
     return [r["id"] for r in db.read("export/session_ids_all")]

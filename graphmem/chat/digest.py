@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from ..arguments import count, optional_text
 from ..config import Settings
 from ..db import Database, DeferredWrites
 from ..db.rows import native_row
@@ -163,7 +164,7 @@ def digest_status(db: Database, *, llm: bool, config: DigestConfig, room: str | 
                   now: datetime | None = None) -> DigestStatus:
     """Whether a digest is due (``room`` or every room) and why it will or will not run."""
     now = now or utcnow()
-    row = native_row(db.read("digest/status", room=room)[0])
+    row = native_row(db.read("digest/status", room=optional_text(room, "room"))[0])
     last: datetime | None = row["last"]
     waiting, unfinished = int(row["waiting"]), int(row["unfinished"])
     slot = last_slot(now, config)
@@ -270,8 +271,8 @@ def _finish(db: Database, extractor: FactExtractor, digest: dict[str, Any], *, z
 
 def recent_digests(db: Database, *, room: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
     """The latest digests with the facts each produced, newest first."""
-    return [{**native_row(r["digest"]), "facts": list(r["facts"])} for r in db.read("digest/recent", room=room,
-                                                                                   limit=limit)]
+    return [{**native_row(r["digest"]), "facts": list(r["facts"])} for r in db.read(
+        "digest/recent", room=optional_text(room, "room"), limit=count(limit, "limit"))]
 
 
 class Digester:

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from ..chat import ChatTools
+from ..errors import InvalidInput, quoted
 from .common import add_json_flag, emit_json, open_memory, print_table, relative
 
 __all__ = ["register"]
@@ -63,7 +64,11 @@ def register(sub: Any) -> None:
 
 
 def _observe(args: argparse.Namespace) -> int:
-    at = datetime.fromisoformat(args.at) if args.at else None
+    try:
+        at = datetime.fromisoformat(args.at) if args.at else None
+    except ValueError as e:
+        raise InvalidInput(f"--at takes an ISO time with its offset such as 2026-03-14T09:30:00+01:00, "
+                           f"not {quoted(args.at)} ({e})") from None
     with open_memory() as mem:
         print(mem.observe(args.channel, args.author, args.text, at))
     return 0

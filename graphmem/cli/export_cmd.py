@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, cast
 
+from ..errors import InvalidInput, quoted
 from ..export import FORMATS, ExportFormat, export_graph, export_stats, write_graph
 from .common import open_memory
 
@@ -39,11 +40,17 @@ def _export(args: argparse.Namespace) -> int:
     if args.output:
         target = Path(args.output)
         # write next to the target and rename, so a failed export never leaves half a file
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", dir=target.parent)
+        except OSError as e:
+            raise InvalidInput(f"cannot write the export next to {quoted(args.output)}: {e.strerror}") from e
         try:
             with os.fdopen(fd, "wb") as f:
                 write_graph(graph, fmt, f)
             os.replace(tmp, target)
+        except OSError as e:
+            Path(tmp).unlink(missing_ok=True)
+            raise InvalidInput(f"cannot write the export to {quoted(args.output)}: {e.strerror}") from e
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise

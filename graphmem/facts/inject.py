@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..arguments import text_list
+from ..arguments import count, text_list
 from ..db import Database, DeferredWrites
 from ..db.concurrency import LazyPool, pool_for
 from ..db.params import vector_param
@@ -38,6 +38,7 @@ from ..embedding import Embedder, query_vector
 from ..errors import DatabaseError, InvalidInput, SessionNotFound
 from ..models import clean_text, utcnow
 from ..redaction import redact as redact_text
+from ..sessions import check_id
 from .model import Fact, FactInjection, InjectedItem, Scope
 from .tuning import FactTuning, get_tuning
 from .vectors import EXACT_SCAN_MAX, nearest_facts, wait_for_vectors
@@ -352,7 +353,8 @@ def inject_facts(
 def list_retrievals(db: Database, *, session_id: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
     """The latest injection logs (newest first), optionally of one session."""
     out = []
-    for r in db.read("retrievals/list", sessionId=session_id, limit=limit):
+    sid = check_id(session_id, "session id") if session_id is not None else None
+    for r in db.read("retrievals/list", sessionId=sid, limit=count(limit, "limit")):
         item = dict(r["retrieval"])
         item["at"] = native(item.get("at"))
         out.append(item)
@@ -361,7 +363,7 @@ def list_retrievals(db: Database, *, session_id: str | None = None, limit: int =
 
 def get_retrieval(db: Database, retrieval_id: str) -> dict[str, Any] | None:
     """One injection log with the facts it injected (those still stored)."""
-    rows = db.read("retrievals/get", id=retrieval_id)
+    rows = db.read("retrievals/get", id=check_id(retrieval_id, "retrieval id"))
     if not rows:
         return None
     item = dict(rows[0]["retrieval"])

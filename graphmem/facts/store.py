@@ -463,7 +463,7 @@ def _full_id(db: Database, value: str, keys: list[str] | None) -> str:
 def forget_audits(db: Database, limit: int = 50) -> list[dict[str, Any]]:
     """The latest forget audit records (no fact text), newest first."""
     out = []
-    for r in db.read("facts/audits", limit=limit):
+    for r in db.read("facts/audits", limit=count(limit, "limit")):
         a = dict(r["audit"])
         a["at"] = native(a.get("at"))
         out.append(a)

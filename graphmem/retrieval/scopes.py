@@ -7,6 +7,7 @@ re-checks every hit against it before returning (no hit from outside the scope, 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -14,7 +15,11 @@ from ..errors import InvalidInput, quoted
 from ..paths import find_project_root, normalize_cwd
 from ..sessions import check_id
 
-__all__ = ["SCOPE_KINDS", "Scope", "ScopeKind", "parse_scope"]
+__all__ = ["MAX_LEVEL", "SCOPE_KINDS", "Scope", "ScopeKind", "check_levels", "parse_scope"]
+
+MAX_LEVEL = 100
+"""The highest summary level a search may name (each level covers four times the history of the one
+below: far beyond any real memory)."""
 
 ScopeKind = Literal["session", "directory", "project", "everything"]
 SCOPE_KINDS: tuple[ScopeKind, ...] = ("session", "directory", "project", "everything")
@@ -103,3 +108,12 @@ def parse_scope(spec: Scope | str | None) -> Scope:
     if kind == "project":
         return Scope.project(value)
     raise InvalidInput(f"unknown scope kind {quoted(kind)}")
+
+
+def check_levels(levels: Iterable[int]) -> list[int]:
+    """The levels a search looks at (0 = turns, 1+ = summaries), sorted and without repeats."""
+    items = list(levels) if isinstance(levels, Iterable) and not isinstance(levels, str | bytes | dict) else []
+    if not items or any(not isinstance(x, int) or isinstance(x, bool) or not 0 <= x <= MAX_LEVEL for x in items):
+        raise InvalidInput(f"levels must be a non-empty list of integers from 0 to {MAX_LEVEL} "
+                           "(0 = turns, 1+ = summaries)")
+    return sorted(set(items))

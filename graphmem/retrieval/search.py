@@ -35,7 +35,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
@@ -55,9 +55,9 @@ from .lucene import build_query, fields_for, query_terms
 from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
 from .queryparts import merge_parts, parts_apply, split_parts
 from .rerank import rerank_fused, reranks
-from .scopes import Scope, parse_scope
+from .scopes import Scope, check_levels, parse_scope
 
-__all__ = ["DEFAULT_LEVELS", "Candidate", "Searcher", "check_levels"]
+__all__ = ["DEFAULT_LEVELS", "Candidate", "Searcher"]
 
 log = logging.getLogger("graphmem.retrieval")
 
@@ -88,13 +88,6 @@ class _Counts:
     turns: int
     summaries: int
     at: float
-
-
-def check_levels(levels: Iterable[int]) -> list[int]:
-    items = list(levels) if isinstance(levels, Iterable) and not isinstance(levels, str | bytes | dict) else []
-    if not items or any(not isinstance(x, int) or isinstance(x, bool) or x < 0 for x in items):
-        raise InvalidInput("levels must be a non-empty list of integers >= 0 (0 = turns, 1+ = summaries)")
-    return sorted(set(items))
 
 
 _pool = LazyPool(8, "graphmem-search")

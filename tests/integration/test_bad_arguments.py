@@ -4,15 +4,21 @@ turn stores none, a string where a list belongs is not read letter by letter."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import uuid
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
 from graphmem import Database, GraphMemory, InvalidInput, NotFound
+from graphmem.cli.main import main
 from graphmem.embedding import LocalEmbedder
 from graphmem.facts import Scope, forget
+
+from ..conftest import Neo4jTarget
 
 pytestmark = pytest.mark.integration
 
@@ -185,3 +191,35 @@ def test_a_file_path_with_a_lone_surrogate_is_stored_and_found_like_any_text(mem
         {"name": "Edit", "args": {"file_path": broken}, "result": "ok", "success": True}])
     history = memory.file_history(namespace, broken)
     assert history.path == "src/caf\ufffd.py" and [t.action for t in history.touches] == ["edit"]
+
+
+def test_cli_values_out_of_range_are_one_line_and_exit_2(neo4j_target: Neo4jTarget, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # each of these ended in a traceback: OverflowError from the driver, UnicodeEncodeError, OSError,
+    # or ValueError from a time that is not ISO
+    for k, v in neo4j_target.env().items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("GRAPHMEM_EMBEDDER", "none")
+    out = tmp_path / "exports"
+    out.mkdir()
+    monkeypatch.chdir(out)
+    huge = "9" * 25
+    cases = [
+        (["search", "hello", "--mode", "text", f"--levels={huge}"], "levels must be"),
+        (["facts", "audits", f"--limit={huge}"], "limit must be between"),
+        (["retrievals", "list", f"--limit={huge}"], "limit must be between"),
+        (["retrievals", "list", "--session=" + "\udcff" * 600], "invalid session id"),
+        (["retrievals", "show", "x" * 600], "invalid retrieval id"),
+        (["export", "--session", "y" * 600], "invalid session id"),
+        (["export", "--output", str(out / ("z" * 300))], "cannot write the export"),
+        (["export", "--output", str(out)], "cannot write the export"),
+        (["chat", "observe", "room", "bob", "hi", "--at", "2026-13-45"], "--at takes an ISO time"),
+        (["digest", "list", f"--limit={huge}"], "limit must be between"),
+    ]
+    for argv, said in cases:
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = main(argv)
+        lines = err.getvalue().strip().splitlines()
+        assert code == 2 and len(lines) == 1 and said in lines[0] and len(lines[0]) < 300, (argv[:2], lines)
+    assert list(out.iterdir()) == []  # no half-written export left behind
