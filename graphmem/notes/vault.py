@@ -17,6 +17,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..models import clean_text
+
 __all__ = ["MAX_NOTE_CHARS", "VaultNote", "is_memory_note", "link_name", "parse_note", "scan_vault"]
 
 MAX_NOTE_CHARS = 100_000
@@ -129,11 +131,11 @@ def scan_vault(root: Path, *, tag: str, fixed: Sequence[str] = ()) -> list[Vault
     tagged ``tag``. ``root`` must be a folder (:class:`FileNotFoundError` otherwise)."""
     if not root.is_dir():
         raise FileNotFoundError(f"notes vault not found: {root}")
-    wanted = {p.strip().replace("\\", "/").lstrip("/") for p in fixed if p.strip()}
+    wanted = {clean_text(p.strip().replace("\\", "/").lstrip("/")) for p in fixed if p.strip()}
     wanted |= {w + ".md" for w in wanted if not w.lower().endswith(".md")}
     out: list[VaultNote] = []
     for file in _files(root):
-        rel = file.relative_to(root).as_posix()
+        rel = clean_text(file.relative_to(root).as_posix())  # a name that is not UTF-8 is kept with U+FFFD
         try:
             raw = file.read_text(encoding="utf-8", errors="replace")
             mtime = file.stat().st_mtime

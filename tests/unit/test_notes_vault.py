@@ -39,3 +39,11 @@ def test_scan_keeps_fixed_and_tagged_notes_only(tmp_path: Path) -> None:
     assert [(n.path, n.fixed) for n in notes] == [("About.md", True), ("sub/Tagged.md", False)]
     with pytest.raises(FileNotFoundError, match="notes vault not found"):
         scan_vault(tmp_path / "missing", tag="memory")
+
+
+def test_a_file_name_that_is_not_utf8_is_kept_with_a_replacement_character(tmp_path: Path) -> None:
+    # a Latin-1 name reached Neo4j with a lone surrogate and failed the whole sync (UnicodeEncodeError)
+    (tmp_path / b"caf\xe9.md".decode(errors="surrogateescape")).write_bytes(b"#memory caf\xe9 body")
+    (notes,) = scan_vault(tmp_path, tag="memory")
+    assert notes.path == "caf\ufffd.md" and notes.title == "caf\ufffd" and "\ufffd" in notes.text
+    notes.path.encode("utf-8")  # storable
