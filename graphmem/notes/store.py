@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..arguments import count
 from ..config import Settings
 from ..db import Database
 from ..db.params import vector_param
@@ -186,8 +187,9 @@ def embed_pending_notes(db: Database, embedder: Embedder, *, limit: int | None =
 def list_notes(db: Database, *, vault: Path | str | None = None, fixed_only: bool = False, limit: int = 100,
                max_chars: int = NOTE_EXCERPT_CHARS) -> list[NoteHit]:
     """The notes in memory, fixed ones first, then the latest updated."""
-    if not 1 <= limit <= 10_000:
-        raise InvalidInput("limit must be between 1 and 10000")
+    limit = count(limit, "limit", maximum=10_000)
+    if not isinstance(fixed_only, bool):
+        raise InvalidInput(f"fixed_only must be True or False, not {type(fixed_only).__name__}")
     rows = db.read("notes/list", vault=vault_key(vault) if vault is not None else None, fixedOnly=fixed_only,
                    limit=limit, maxChars=max_chars)
     return [NoteHit.from_row(r["note"]) for r in rows]
@@ -200,8 +202,7 @@ def search_notes(db: Database, query: str, *, embedder: Embedder | None = None, 
     only without an embedder); ``vector`` is the query's embedding when the caller has it."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must be a non-empty string")
-    if not 1 <= k <= 100:
-        raise InvalidInput("k must be between 1 and 100")
+    k = count(k, "k", maximum=100)
     key = vault_key(vault) if vault is not None else None
     fetch = max(k * 4, 20)
     found: dict[str, dict[str, Any]] = {}

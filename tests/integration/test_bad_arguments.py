@@ -223,3 +223,16 @@ def test_cli_values_out_of_range_are_one_line_and_exit_2(neo4j_target: Neo4jTarg
         lines = err.getvalue().strip().splitlines()
         assert code == 2 and len(lines) == 1 and said in lines[0] and len(lines[0]) < 300, (argv[:2], lines)
     assert list(out.iterdir()) == []  # no half-written export left behind
+
+
+def test_note_listings_name_a_bad_limit_or_k(database: Database, tmp_path: Path) -> None:
+    # a string limit or k was compared with an integer (TypeError)
+    from graphmem.notes.store import NotesConfig
+
+    mem = GraphMemory(database, notes=NotesConfig(vault=tmp_path))
+    for call, said in ((lambda: mem.list_notes(limit=""), "^limit must be an integer"),  # type: ignore[arg-type]
+                       (lambda: mem.list_notes(fixed_only="yes"), "^fixed_only must be"),  # type: ignore[arg-type]
+                       (lambda: mem.search_notes("x", k="5"), "^k must be an integer")):  # type: ignore[arg-type]
+        with pytest.raises(InvalidInput, match=said):
+            call()
+    assert mem.list_notes() == []
