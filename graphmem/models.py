@@ -28,6 +28,7 @@ __all__ = [
     "TurnIn",
     "args_text",
     "clean_text",
+    "foreign_args",
     "input_error",
     "reference_time",
     "utcnow",
@@ -99,6 +100,22 @@ def args_text(value: Any) -> str:
             raise ValueError("args must be JSON: they contain themselves") from e
         raise ValueError("args must be JSON: NaN and infinity have no JSON form") from e
     return clean_text(text)
+
+
+def foreign_args(value: Any) -> Any:
+    """Tool-call arguments written by another program (a transcript, an agent framework's message),
+    as graphmem stores them: unchanged when JSON can hold them, else as text (NaN, infinity and
+    cycles are kept readable instead of refusing the whole turn)."""
+    if value is None or isinstance(value, str):
+        return value
+    try:
+        args_text(value)
+        return value
+    except ValueError:
+        try:
+            return json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError, RecursionError):
+            return str(value)
 
 
 def input_error(error: ValidationError, where: str) -> InvalidInput:

@@ -36,7 +36,7 @@ from langchain_core.retrievers import BaseRetriever
 
 from ..errors import InvalidInput, SessionNotFound
 from ..memory import GraphMemory
-from ..models import ToolCallIn, Turn
+from ..models import ToolCallIn, Turn, foreign_args
 from ..retrieval import ContextBlock, SearchHit, SearchMode
 
 __all__ = ["GraphMemoryChatMessageHistory", "GraphMemoryRetriever", "messages_to_turns", "turn_to_messages"]
@@ -71,14 +71,15 @@ def messages_to_turns(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
         if isinstance(message, AIMessage):
             answers.append(_text(message))
             for call in message.tool_calls:
-                stored = ToolCallIn(name=call["name"] or "tool", args=call["args"], source_id=call.get("id"))
+                stored = ToolCallIn(name=(call["name"] or "").strip() or "tool", args=foreign_args(call["args"]),
+                                    source_id=call.get("id"))
                 current["tool_calls"].append(stored)
                 if call.get("id"):
                     calls[str(call["id"])] = stored
         else:
             stored_call = calls.get(message.tool_call_id)
             if stored_call is None:  # a result without its call in this batch: kept as a call of its own
-                stored_call = ToolCallIn(name=message.name or "tool", source_id=message.tool_call_id)
+                stored_call = ToolCallIn(name=(message.name or "").strip() or "tool", source_id=message.tool_call_id)
                 current["tool_calls"].append(stored_call)
             stored_call.result = _text(message)
             stored_call.success = message.status != "error"

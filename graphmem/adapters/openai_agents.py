@@ -31,7 +31,7 @@ from agents.memory import SessionABC, SessionSettings
 from .. import session_items
 from ..errors import InvalidInput, SessionNotFound
 from ..memory import GraphMemory
-from ..models import ToolCallIn
+from ..models import ToolCallIn, foreign_args
 
 __all__ = ["GraphMemorySession", "items_to_turn"]
 
@@ -67,7 +67,8 @@ def items_to_turn(items: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
             (users if item.get("role") == "user" else answers if item.get("role") == "assistant" else []).append(
                 _text(item.get("content")))
         elif kind == "function_call":
-            call = ToolCallIn(name=str(item.get("name") or "function"), args=_arguments(item.get("arguments")),
+            call = ToolCallIn(name=str(item.get("name") or "").strip() or "function",
+                              args=foreign_args(_arguments(item.get("arguments"))),
                               source_id=item.get("call_id"))
             ordered.append(call)
             if item.get("call_id"):
@@ -80,7 +81,8 @@ def items_to_turn(items: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
             output = item.get("output")
             found.result = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
         elif kind.endswith("_call"):  # hosted tools (web_search_call, file_search_call, ...)
-            ordered.append(ToolCallIn(name=kind.removesuffix("_call"), args={k: v for k, v in item.items() if k != "type"},
+            ordered.append(ToolCallIn(name=kind.removesuffix("_call"),
+                                      args=foreign_args({k: v for k, v in item.items() if k != "type"}),
                                       source_id=item.get("id")))
     return {"user_message": "\n\n".join(u for u in users if u), "assistant_message": "\n\n".join(a for a in answers if a),
             "tool_calls": ordered}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ..models import MAX_DURATION_MS, ToolCallIn, TurnIn, args_text, clean_text
+from ..models import MAX_DURATION_MS, ToolCallIn, TurnIn, clean_text, foreign_args
 from ..redaction import redact_turn_with_kinds
 from .transcript import CONTEXT_CLOSE, CONTEXT_OPEN, INTERRUPTED_NOTE, Diagnostics
 
@@ -134,12 +134,7 @@ class PendingTool:
             result = INTERRUPTED_NOTE
             success = None
             diag.count("interrupted_tools")
-        args = self.args
-        if args is not None and not isinstance(args, str):
-            try:
-                args_text(args)
-            except ValueError:  # NaN or infinity in the transcript: kept verbatim as text
-                args = json_text(args)
+        args = foreign_args(self.args)
         return ToolCallIn(
             name=(self.name or "").strip() or "unknown",
             args=args,

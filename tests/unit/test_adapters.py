@@ -75,3 +75,27 @@ def test_an_unknown_operator_is_named() -> None:
 ])
 def test_namespace_patterns(ns: tuple[str, ...], path: tuple[str, ...], suffix: bool, expected: bool) -> None:
     assert namespace_matches(ns, path, suffix=suffix) is expected
+
+
+def test_a_framework_tool_call_json_cannot_hold_is_kept_as_text_not_refused() -> None:
+    # a model's NaN argument or a blank tool name made the adapters raise pydantic's ValidationError
+    # and the whole exchange was lost
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from graphmem.adapters.langchain import messages_to_turns
+    from graphmem.adapters.openai_agents import items_to_turn
+    from graphmem.models import foreign_args
+
+    assert foreign_args({"a": 1}) == {"a": 1} and foreign_args(None) is None and foreign_args("x") == "x"
+    loop: dict[str, object] = {}
+    loop["self"] = loop
+    assert foreign_args({"x": float("nan")}) == '{"x": NaN}' and isinstance(foreign_args(loop), str)
+    (turn,) = messages_to_turns([HumanMessage("go"), AIMessage("", tool_calls=[
+        {"name": " ", "args": {"x": float("inf")}, "id": "c1"}])])
+    (call,) = turn["tool_calls"]
+    assert call.name == "tool" and call.args == '{"x": Infinity}'
+    found = items_to_turn([{"role": "user", "content": "go"},
+                           {"type": "function_call", "name": "", "arguments": '{"x": NaN}', "call_id": "c2"},
+                           {"role": "assistant", "content": "done"}])
+    assert found is not None and found["tool_calls"][0].name == "function"
+    assert found["tool_calls"][0].args == '{"x": NaN}'
