@@ -4,7 +4,9 @@
 dependency, imported lazily) and runs each against a throw-away namespace: hostile session ids,
 cwd paths, messages, tool arguments, search queries (Lucene syntax, huge strings, control
 characters, NUL, lone surrogates, invalid UTF-8 read from files), through :class:`GraphMemory`
-and through ``graphmem.cli.main.main(argv)`` in-process (plus a few real subprocesses).
+and through ``graphmem.cli.main.main(argv)`` in-process (plus a few real subprocesses); chat-agent
+calls too (conversations under the run's chat root, live messages in the run's own rooms, the
+memory tools with any JSON a model may send).
 
 Each case declares the outcomes it expects: the API call returns, or raises one of the listed
 :class:`~graphmem.errors.GraphMemError` subclasses (``InvalidInput``, ``NotFound``); the CLI
@@ -34,6 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from graphmem.chat import ChatConfig, clear_live
 from graphmem.db import Database
 from graphmem.errors import GraphMemError, SessionNotFound
 from graphmem.memory import GraphMemory
@@ -44,6 +47,7 @@ from .hostile_cases import (
     CaseRunner,
     HostileReport,
     api_case,
+    chat_rooms,
     cli_case,
     subprocess_case,
 )
@@ -84,7 +88,7 @@ def namespace_snapshot(db: Database, path: str, session_ids: list[str] | None = 
 # change made by the cases, so snapshots leave them out (and every ``*embedding``/``*Embedding`` key).
 WORKER_KEYS = frozenset({"embedState", "summaryState", "embedding", "contextText", "embeddedAt", "summarizedAt",
                          "embedModel", "embedError", "summaryError", "leaseUntil", "leasedBy", "embeddingHash",
-                         "embeddingModel", "rollupState", "sessionText", "sessionTextTurns"})
+                         "embeddingModel", "rollupState", "sessionText", "sessionTextTurns", "chars"})
 WORKER_LABELS = frozenset({"Summary", "SummaryJob", "SummaryCursor"})
 WORKER_RELS = frozenset({"SUMMARIZES", "HAS_SUMMARY"})
 
@@ -159,7 +163,7 @@ def run_hostile(
     ns = f"/graphmem-hostile/{run_id}"
     control_ns = f"/graphmem-hostile-control/{run_id}"
     report = HostileReport()
-    mem = GraphMemory(db)
+    mem = GraphMemory(db, chat=ChatConfig(root=ns + "/chat"))
     started = time.perf_counter()
     tracked: list[str] = []
     with tempfile.TemporaryDirectory(prefix="graphmem-hostile-") as tmpdir:
@@ -241,6 +245,9 @@ def run_hostile(
             tracked.extend(runner.created if "runner" in locals() else [])
             cleanup(db, ns, tracked)
             cleanup(db, control_ns)
+            dev_db(db).write("reliability/chat_cleanup", prefix=ns + "/")
+            for room in chat_rooms(ns):
+                clear_live(db, room)
     return report
 
 

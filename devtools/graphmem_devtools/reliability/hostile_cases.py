@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graphmem.chat import GOAL_CATEGORIES, SELF_CATEGORIES, TOOL_SPECS
 from graphmem.errors import CypherError, DatabaseError, GraphMemError, InvalidInput, NotFound
 from graphmem.memory import GraphMemory
 from graphmem.models import clean_text
@@ -225,7 +226,11 @@ def api_case(r: CaseRunner, draw: Any, hs: Any, st: Any, in_ns: Callable[[str], 
         "store_turn", "store_turn", "store_turn_bad_session", "create_session", "create_session_cwd",
         "load_session", "recent_turns", "search", "search", "build_context", "remember", "search_facts",
         "facts_about", "forget", "delete_session", "import_turns", "get_turn", "sessions_for",
+        "chat_open", "chat_observe", "chat_tool", "chat_search",
     ]))
+    if op.startswith("chat_"):
+        chat_case(r, op, draw, hs, st, in_ns)
+        return
     if op == "store_turn":
         u, a = draw(hs.hostile_text()), draw(hs.hostile_text())
         calls = draw(st.lists(st.fixed_dictionaries(
@@ -306,6 +311,55 @@ def api_case(r: CaseRunner, draw: Any, hs: Any, st: Any, in_ns: Callable[[str], 
     elif op == "sessions_for":
         cwd = r.ns + "/" + draw(hs.hostile_path_suffix())
         r.api(op, lambda: mem.sessions_for(cwd))
+
+
+def chat_rooms(ns: str) -> list[str]:
+    """The rooms a run observes (named after its namespace, cleared at the end)."""
+    return [f"hostile-{ns.rsplit('/', 1)[-1]}-{i}" for i in range(3)]
+
+
+CHAT_TOOLS = ("search_memories", "get_recent_memories", "store_memory", "search_memories_text", "forget",
+              "search_self", "store_self", "search_goals", "store_goal")
+
+
+def chat_case(r: CaseRunner, op: str, draw: Any, hs: Any, st: Any, in_ns: Callable[[str], bool]) -> None:
+    """Chat-agent calls: conversations filed under the run's chat root, live messages in the run's
+    rooms, the memory tools with what a model may send (any JSON, malformed text, wrong names)."""
+    mem = r.mem
+    name = hs.hostile_text(max_size=30, huge=False)
+    if op == "chat_open":
+        agent, channel, user = draw(name), draw(name), draw(name)
+        title = draw(st.one_of(st.none(), hs.hostile_text(max_size=50, huge=False), st.integers()))
+
+        def filed(c: Any) -> str | None:
+            return None if in_ns(c.session.cwd) else f"a conversation filed outside its root: {c.session.cwd!r}"
+
+        r.api(op, lambda: mem.open_conversation(agent, channel, user, title=title), filed)
+    elif op == "chat_observe":
+        room = draw(st.sampled_from(chat_rooms(r.ns)))
+        author, text = draw(name), draw(st.one_of(hs.hostile_text(), st.none(), st.integers()))
+        r.api(op, lambda: mem.observe(room, author, text))
+    elif op == "chat_tool":
+        tool = draw(st.one_of(st.sampled_from(CHAT_TOOLS), hs.hostile_text(max_size=20, huge=False)))
+        spec = next((t for t in TOOL_SPECS if t.name == tool), None)
+        value = st.one_of(hs.hostile_text(max_size=200, huge=False), hs.hostile_json_value())
+        plausible = {"category": st.sampled_from(SELF_CATEGORIES + GOAL_CATEGORIES), "ttl": st.sampled_from([None, "7d"]),
+                     "subjects": st.lists(hs.hostile_text(max_size=20, huge=False), max_size=3),
+                     "limit": st.integers(-2, 30)}
+        fitting = (st.fixed_dictionaries({k: st.one_of(value, plausible.get(k, value))
+                                          for k in spec.parameters["properties"]})
+                   if spec is not None else st.nothing())
+        args = draw(st.one_of(
+            fitting, fitting,  # the tool's own arguments, hostile values: most cases reach the tool
+            st.dictionaries(st.sampled_from(["query", "content", "subjects", "ttl", "topic", "category", "limit"]),
+                            hs.hostile_json_value(), max_size=4),
+            hs.hostile_text(max_size=200, huge=False), st.none()))
+        r.api(op, lambda: mem.chat_tools("hostile").call(tool, args), rejects=LOOKUP)
+    elif op == "chat_search":
+        q = draw(hs.hostile_query())
+        channel, user = draw(st.one_of(st.none(), name)), draw(st.one_of(st.none(), name))
+        k = draw(st.integers(-3, 500))
+        r.api(op, lambda: mem.search_conversations(q, "hostile", channel=channel, user=user, k=k, mode="text"))
 
 
 def _exists(mem: GraphMemory, sid: str) -> bool:
