@@ -6,7 +6,8 @@ cwd paths, messages, tool arguments, search queries (Lucene syntax, huge strings
 characters, NUL, lone surrogates, invalid UTF-8 read from files), through :class:`GraphMemory`
 and through ``graphmem.cli.main.main(argv)`` in-process (plus a few real subprocesses); chat-agent
 calls too (conversations under the run's chat root, live messages in the run's own rooms, the
-memory tools with any JSON a model may send).
+memory tools with any JSON a model may send) and notes (a vault of its own: file names and bytes of
+any kind).
 
 Each case declares the outcomes it expects: the API call returns, or raises one of the listed
 :class:`~graphmem.errors.GraphMemError` subclasses (``InvalidInput``, ``NotFound``); the CLI
@@ -27,6 +28,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,6 +42,7 @@ from graphmem.chat import ChatConfig, clear_live
 from graphmem.db import Database
 from graphmem.errors import GraphMemError, SessionNotFound
 from graphmem.memory import GraphMemory
+from graphmem.notes.store import NotesConfig
 
 from ..statements import dev_db
 from .hostile_cases import (
@@ -163,11 +166,12 @@ def run_hostile(
     ns = f"/graphmem-hostile/{run_id}"
     control_ns = f"/graphmem-hostile-control/{run_id}"
     report = HostileReport()
-    mem = GraphMemory(db, chat=ChatConfig(root=ns + "/chat"))
     started = time.perf_counter()
     tracked: list[str] = []
     with tempfile.TemporaryDirectory(prefix="graphmem-hostile-") as tmpdir:
         tmp = Path(tmpdir)
+        (tmp / "vault").mkdir()
+        mem = GraphMemory(db, chat=ChatConfig(root=ns + "/chat"), notes=NotesConfig(vault=tmp / "vault"))
         try:
             control_id = seed_control(mem, control_ns)
             before = namespace_snapshot(db, control_ns)
@@ -248,6 +252,9 @@ def run_hostile(
             dev_db(db).write("reliability/chat_cleanup", prefix=ns + "/")
             for room in chat_rooms(ns):
                 clear_live(db, room)
+            shutil.rmtree(tmp / "vault")
+            (tmp / "vault").mkdir()
+            mem.sync_notes()  # an empty vault: its notes leave the graph
     return report
 
 

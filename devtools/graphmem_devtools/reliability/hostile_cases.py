@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import subprocess
 import sys
 import time
@@ -226,8 +227,11 @@ def api_case(r: CaseRunner, draw: Any, hs: Any, st: Any, in_ns: Callable[[str], 
         "store_turn", "store_turn", "store_turn_bad_session", "create_session", "create_session_cwd",
         "load_session", "recent_turns", "search", "search", "build_context", "remember", "search_facts",
         "facts_about", "forget", "delete_session", "import_turns", "get_turn", "sessions_for",
-        "chat_open", "chat_observe", "chat_tool", "chat_search",
+        "chat_open", "chat_observe", "chat_tool", "chat_search", "notes_sync", "notes_search",
     ]))
+    if op.startswith("notes_"):
+        notes_case(r, op, draw, hs, st)
+        return
     if op.startswith("chat_"):
         chat_case(r, op, draw, hs, st, in_ns)
         return
@@ -360,6 +364,23 @@ def chat_case(r: CaseRunner, op: str, draw: Any, hs: Any, st: Any, in_ns: Callab
         channel, user = draw(st.one_of(st.none(), name)), draw(st.one_of(st.none(), name))
         k = draw(st.integers(-3, 500))
         r.api(op, lambda: mem.search_conversations(q, "hostile", channel=channel, user=user, k=k, mode="text"))
+
+
+def notes_case(r: CaseRunner, op: str, draw: Any, hs: Any, st: Any) -> None:
+    """Notes of the run's own vault (``r.mem.notes``): files with names and bytes of any kind (not
+    UTF-8, NUL, huge), synced, searched and listed."""
+    mem = r.mem
+    assert mem.notes is not None
+    if op == "notes_sync":
+        name = draw(st.binary(min_size=1, max_size=40)).replace(b"/", b"_").replace(b"\x00", b"_")
+        if name in (b".", b".."):
+            return
+        body = b"#memory " + draw(hs.hostile_bytes())
+        (mem.notes.vault / os.fsdecode(name + b".md")).write_bytes(body)
+        r.api(op, mem.sync_notes)
+    else:
+        q, k = draw(hs.hostile_query()), draw(st.integers(-3, 150))
+        r.api(op, lambda: (mem.search_notes(q, k=k), mem.list_notes(limit=max(1, k))))
 
 
 def _exists(mem: GraphMemory, sid: str) -> bool:
