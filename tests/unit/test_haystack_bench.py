@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from graphmem_devtools.bench.haystack import HaystackQuestion, build_haystacks, haystack_quality_lines, score_ranking
 
 
@@ -40,6 +42,23 @@ def test_haystacks_are_reproducible_paired_and_renamed(tmp_path: Path) -> None:
     # the adversarial question and the one whose evidence is outside the needle are left out
     assert [(q.question, q.gold_turns, q.gold_sessions) for q in h.questions] == [
         ("What did Alex say?", {"c1/s1/t1", "c1/s2/t0"}, {"c1/s1", "c1/s2"})]
+
+
+def test_assistant_replies_make_each_utterance_a_user_message(tmp_path: Path) -> None:
+    data = tmp_path / "locomo.json"
+    data.write_text(json.dumps([_sample("c1", "Ann", "Bob", 4), _sample("c2", "Cid", "Dee", 4),
+                                _sample("c3", "Eve", "Fay", 4)]))
+    a = build_haystacks(data, sessions=6, needles=2, per_conv=1, seed=3, replies="assistant")
+    b = build_haystacks(data, sessions=6, needles=2, per_conv=1, seed=3, replies="assistant")
+    assert [[t.assistant for s in h.sessions for t in s.turns] for h in a] == \
+        [[t.assistant for s in h.sessions for t in s.turns] for h in b]
+    needle = next(s for s in a[0].sessions if s.key == "c1/s1")
+    assert [t.user for t in needle.turns] == ["Alex says 1.0", "Sam says 1.1", "Alex says 1.2"]
+    assert all(1500 <= len(t.assistant) <= 6000 for t in needle.turns)
+    assert "Ann" not in needle.turns[0].assistant  # replies echo the renamed message, nothing else of the user
+    assert [(q.gold_turns, q.gold_sessions) for q in a[0].questions] == [({"c1/s1/u2", "c1/s2/u0"}, {"c1/s1", "c1/s2"})]
+    with pytest.raises(ValueError, match="replies must be one of"):
+        build_haystacks(data, replies="echo")
 
 
 def test_scores_need_every_gold_turn_and_session() -> None:

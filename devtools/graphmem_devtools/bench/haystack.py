@@ -40,6 +40,7 @@ from typing import Any
 from graphmem.memory import GraphMemory
 from graphmem.retrieval import RetrievalConfig
 
+from .assistant_replies import assistant_reply
 from .common import BenchResult, machine_info
 from .haystack_core import (
     HALF_NAMES,
@@ -72,8 +73,19 @@ def _renamer(a: str, b: str) -> Callable[[str], str]:
     return lambda text: pat.sub(lambda m: names[m.group(1)], text)
 
 
-def _conversation_sessions(sample: dict[str, Any]) -> tuple[dict[int, HaystackSession], dict[str, str]]:
-    """Sessions of one LoCoMo sample as paired turns; dia_id -> source id of its turn."""
+REPLIES = ("locomo", "assistant")
+"""How utterances become turns: ``locomo`` pairs them (user = one utterance, reply = the next);
+``assistant`` makes each utterance a user message answered by a long generated assistant reply."""
+
+
+def _utterance(u: dict[str, Any]) -> str:
+    """An utterance's text, with the caption of the image it shares."""
+    return str(u["text"]) + (f" [shares {u['blip_caption']}]" if u.get("blip_caption") else "")
+
+
+def _conversation_sessions(sample: dict[str, Any], replies: str = "locomo", seed: int = 7,
+                           ) -> tuple[dict[int, HaystackSession], dict[str, str]]:
+    """Sessions of one LoCoMo sample as turns shaped by ``replies``; dia_id -> source id of its turn."""
     c = sample["conversation"]
     rename = _renamer(str(c["speaker_a"]), str(c["speaker_b"]))
     sid = sample["sample_id"]
@@ -83,18 +95,20 @@ def _conversation_sessions(sample: dict[str, Any]) -> tuple[dict[int, HaystackSe
         n = int(key.split("_")[1])
         utts = c[key]
         turns: list[HaystackTurn] = []
-        for i in range(0, len(utts), 2):
-            pair = utts[i:i + 2]
-            texts = []
-            for u in pair:
-                t = str(u["text"])
-                if u.get("blip_caption"):
-                    t += f" [shares {u['blip_caption']}]"
-                texts.append(rename(t))
-            source = f"{sid}/s{n}/t{i // 2}"
-            turns.append(HaystackTurn(source, texts[0], texts[1] if len(texts) > 1 else ""))
-            for u in pair:
+        if replies == "assistant":
+            for i, u in enumerate(utts):
+                text = rename(_utterance(u))
+                source = f"{sid}/s{n}/u{i}"
+                turns.append(HaystackTurn(source, text, assistant_reply(text, random.Random(f"{seed}:{source}"))))
                 dia2turn[str(u["dia_id"])] = source
+        else:
+            for i in range(0, len(utts), 2):
+                pair = utts[i:i + 2]
+                texts = [rename(_utterance(u)) for u in pair]
+                source = f"{sid}/s{n}/t{i // 2}"
+                turns.append(HaystackTurn(source, texts[0], texts[1] if len(texts) > 1 else ""))
+                for u in pair:
+                    dia2turn[str(u["dia_id"])] = source
         sessions[n] = HaystackSession(f"{sid}/s{n}", turns, _date(str(c.get(f"{key}_date_time", "")),
                                                                   datetime(2023, 1, 1, tzinfo=UTC) + timedelta(days=n)))
     return sessions, dia2turn
@@ -102,11 +116,14 @@ def _conversation_sessions(sample: dict[str, Any]) -> tuple[dict[int, HaystackSe
 
 def build_haystacks(
     data: Path, *, sessions: int = 50, needles: int = 10, per_conv: int = 2, seed: int = 7,
-    margin_days: int = 60,
+    margin_days: int = 60, replies: str = "locomo",
 ) -> list[Haystack]:
-    """The haystacks of every conversation (at most ``per_conv`` each), deterministic for ``seed``."""
+    """The haystacks of every conversation (at most ``per_conv`` each), deterministic for ``seed``;
+    ``replies`` shapes the turns (:data:`REPLIES`)."""
+    if replies not in REPLIES:
+        raise ValueError(f"replies must be one of {', '.join(REPLIES)}, got {replies!r}")
     samples = json.loads(data.read_text(encoding="utf-8"))
-    convs = [_conversation_sessions(s) for s in samples]
+    convs = [_conversation_sessions(s, replies, seed) for s in samples]
     rng = random.Random(seed)
     out: list[Haystack] = []
     for ci, (sample, (conv_sessions, dia2turn)) in enumerate(zip(samples, convs, strict=True)):
@@ -197,19 +214,24 @@ def run_haystack_bench(
     keep: bool = False,
     reuse: str | None = None,
     summarize: bool = False,
+    replies: str = "locomo",
     command: str = "graphmem bench haystack",
     log: Callable[[str], None] = print,
 ) -> BenchResult:
     """Build the haystacks, load them into a fresh namespace (or re-score a kept one), run each
-    configuration and the two baselines; tables per half and per LoCoMo category."""
+    configuration and the two baselines; tables per half and per LoCoMo category. With
+    ``replies="assistant"`` the results are named ``haystack-assistant``."""
     if mem.embedder is None:
         raise ValueError("the haystack benchmark needs an embedder")
-    haystacks = build_haystacks(data, sessions=sessions, needles=needles, per_conv=per_conv, seed=seed)
-    result = BenchResult("haystack", command, machine_info(mem.db.server_info().version))
+    haystacks = build_haystacks(data, sessions=sessions, needles=needles, per_conv=per_conv, seed=seed,
+                                replies=replies)
+    name = "haystack" if replies == "locomo" else f"haystack-{replies}"
+    result = BenchResult(name, command, machine_info(mem.db.server_info().version))
     figures, notes = measure_haystacks(mem, haystacks, runs=runs if runs is not None else default_haystack_runs(),
-                                       groups=GROUPS, label="haystack", expansion_window=expansion_window,
+                                       groups=GROUPS, label=name, expansion_window=expansion_window,
                                        keep=keep, reuse=reuse, summarize=summarize, log=log)
-    result.figures = {**figures, "sessions_per_haystack": sessions, "needle_sessions": needles, "seed": seed}
+    result.figures = {**figures, "sessions_per_haystack": sessions, "needle_sessions": needles, "seed": seed,
+                      "replies": replies}
     result.notes += notes
     return result
 
@@ -223,7 +245,9 @@ def haystack_markdown(result: BenchResult) -> str:
     f: dict[str, Any] = result.figures
     m = result.machine
     lines = [
-        "# Benchmark: LoCoMo haystacks (long multi-session memories, graphmem search in Neo4j)", "",
+        "# Benchmark: LoCoMo haystacks (long multi-session memories, graphmem search in Neo4j)"
+        + (" told to an assistant (each utterance a user message, long generated replies)"
+           if f.get("replies") == "assistant" else ""), "",
         f"Command: `{result.command}`", "",
         f"Machine: {m.get('cpu')} ({m.get('cores')} cores), Neo4j {m.get('neo4j')}, graphmem {m.get('graphmem')}, "
         f"{m.get('date')}, commit {m.get('commit')}, load before {m.get('load_before')}. Embedder: "

@@ -246,6 +246,9 @@ def _register_retrieval_verbs(verbs: Any) -> None:
     hs = verbs.add_parser("haystack", help="LoCoMo sessions in 50-session haystacks: turn all@5/10/30, session all@5")
     hs.add_argument("--data", type=Path, default=Path("../shared/benchmarks/locomo/locomo10.json"))
     hs.add_argument("--per-conv", type=int, default=2, help="haystacks per LoCoMo conversation")
+    hs.add_argument("--replies", choices=("locomo", "assistant"), default="locomo",
+                    help="locomo: utterances paired into turns; assistant: each utterance a user message answered "
+                         "by a long generated assistant reply (results named haystack-assistant)")
     add_load_args(hs, reuse_help="re-score a namespace kept by an earlier --keep run (it is kept again)",
                   sweep_help="also run the diversity / weighting variants")
     hs.set_defaults(handler=_haystack)
@@ -311,7 +314,8 @@ def _haystack(args: argparse.Namespace) -> int:
         return 2
     with open_memory(start=True) as mem:
         result = run_haystack_bench(mem, args.data, runs=runs, per_conv=args.per_conv, keep=args.keep,
-                                    reuse=args.reuse, summarize=args.summaries, command=bench_command("graphmem bench haystack"),
+                                    reuse=args.reuse, summarize=args.summaries, replies=args.replies,
+                                    command=bench_command("graphmem bench haystack"),
                                     log=lambda m: print(m, file=sys.stderr))
     md = haystack_markdown(result)
     print(md)
