@@ -1,9 +1,9 @@
 """``graphmem bench quality``: every retrieval-quality benchmark side by side.
 
 Runs ``graphmem bench locomo``, ``graphmem bench haystack``, ``graphmem bench coding``,
-``graphmem bench mixed`` and ``graphmem bench two-events`` (each one's results file is written as its
-own verb writes it), or with ``--reuse-results`` reads their JSON files (mixed.json and
-two-events.json only when they are there), and prints one table: rows graphmem hybrid / text / semantic (each benchmark's default
+``graphmem bench mixed``, ``graphmem bench two-events`` and ``graphmem bench haystack --replies
+assistant`` (each one's results file is written as its own verb writes it), or with ``--reuse-results``
+reads their JSON files (mixed.json, two-events.json and haystack-assistant.json only when they are there), and prints one table: rows graphmem hybrid / text / semantic (each benchmark's default
 configuration), BM25 (``rank_bm25`` defaults, same turn texts) and dense-only (raw turn vectors);
 columns, per benchmark, the tuning and the test half at k = 5 and 10. The table goes to stdout and
 into ``quality.md`` between two markers, so the file's other sections (the decision history) stay.
@@ -112,7 +112,7 @@ def update_section(path: Path, section: str) -> None:
 
 
 def _measure(args: argparse.Namespace, log: Callable[[str], None]) -> dict[str, dict[str, Any]]:
-    """Run the five benchmarks; write each one's results into ``args.out``; their loaded JSON."""
+    """Run the six benchmarks; write each one's results into ``args.out``; their loaded JSON."""
     from graphmem.cli.common import open_memory
 
     from .coding import coding_markdown, run_coding_bench
@@ -132,8 +132,10 @@ def _measure(args: argparse.Namespace, log: Callable[[str], None]) -> dict[str, 
                                command=f"graphmem bench quality (coding --haystacks {args.coding_haystacks})")
         mix = run_mixed_bench(mem, args.data, log=log, command="graphmem bench quality (mixed)")
         two = run_two_events_bench(mem, args.data, log=log, command="graphmem bench quality (two-events)")
+        ast = run_haystack_bench(mem, args.data, per_conv=args.haystack_per_conv, replies="assistant", log=log,
+                                 command="graphmem bench quality (haystack --replies assistant)")
     for res, md in ((loc, locomo_markdown(loc)), (hay, haystack_markdown(hay)), (cod, coding_markdown(cod)),
-                    (mix, mixed_markdown(mix)), (two, two_events_markdown(two))):
+                    (mix, mixed_markdown(mix)), (two, two_events_markdown(two)), (ast, haystack_markdown(ast))):
         _, mdp = write_results(res, args.out)
         mdp.write_text(md, encoding="utf-8")
         out[res.name] = {"name": res.name, "command": res.command, "machine": res.machine, "figures": res.figures,
@@ -142,10 +144,12 @@ def _measure(args: argparse.Namespace, log: Callable[[str], None]) -> dict[str, 
 
 
 def register(verbs: Any) -> None:
-    p = verbs.add_parser("quality", help="LoCoMo, LoCoMo haystacks, coding histories, the two mixed and two-event questions side by side "
+    p = verbs.add_parser("quality", help="LoCoMo, LoCoMo haystacks (chat and told to an assistant), coding histories, "
+                                         "the mixed benchmark and two-event questions side by side "
                                          "with BM25 and dense-only baselines (tune/test, k=5/10)")
     p.add_argument("--reuse-results", action="store_true",
-                   help="read locomo.json, haystack.json, coding.json, mixed.json and two-events.json from "
+                   help="read locomo.json, haystack.json, coding.json, mixed.json, two-events.json and "
+                        "haystack-assistant.json from "
                         "--results-dir instead of measuring")
     p.add_argument("--results-dir", type=Path, default=Path("benchmarks/results"))
     p.add_argument("--data", type=Path, default=Path("../shared/benchmarks/locomo/locomo10.json"),
@@ -167,7 +171,7 @@ def _quality(args: argparse.Namespace) -> int:
     try:
         if args.reuse_results:
             loaded = {n: read_part_results(args.results_dir / f"{n}.json", n) for n in ("locomo", "haystack", "coding")}
-            for optional in ("mixed", "two-events"):
+            for optional in ("mixed", "two-events", "haystack-assistant"):
                 if (args.results_dir / f"{optional}.json").exists():
                     loaded[optional] = read_part_results(args.results_dir / f"{optional}.json", optional)
         else:
@@ -179,7 +183,9 @@ def _quality(args: argparse.Namespace) -> int:
     benches = [("LoCoMo", locomo_cells(loaded["locomo"]["figures"], bm25)),
                ("haystack", haystack_cells(loaded["haystack"]["figures"])),
                ("coding", haystack_cells(loaded["coding"]["figures"]))]
-    benches += [(name, haystack_cells(loaded[name]["figures"])) for name in ("mixed", "two-events") if name in loaded]
+    benches += [(label, haystack_cells(loaded[name]["figures"]))
+                for label, name in (("mixed", "mixed"), ("two-events", "two-events"), ("assistant", "haystack-assistant"))
+                if name in loaded]
     source = f"read from `{args.results_dir}`" if args.reuse_results else "measured by this command"
     section = [
         "## All benchmarks side by side (`graphmem bench quality`)", "",
@@ -188,12 +194,14 @@ def _quality(args: argparse.Namespace) -> int:
         "the top k); haystack and coding = turn all@k (share of questions with every gold turn in the top k). "
         "tune/test: LoCoMo conversations 0-4 / 5-9, haystacks of conversations 0-4 / 5-9, coding haystacks even / "
         "odd, mixed (a LoCoMo and a coding haystack in one directory) 0-4 with even / 5-9 with odd, two-events "
-        "(questions comparing two events, composed in the LoCoMo haystacks) 0-4 / 5-9. graphmem rows are each benchmark's default configuration; the baselines run in the same script on the "
+        "(questions comparing two events, composed in the LoCoMo haystacks) 0-4 / 5-9, assistant (the LoCoMo haystacks "
+        "told to an assistant: each utterance a user message answered by a long generated reply) 0-4 / 5-9. graphmem rows are each benchmark's default configuration; the baselines run in the same script on the "
         "same turn texts" + ("" if bm25 is not None else f" (LoCoMo BM25 left out: {args.data} not found)") + ".", "",
         *side_by_side(benches), "",
         "Sources:", "",
         *[_describe(n, loaded[k]) for n, k in (("LoCoMo", "locomo"), ("haystack", "haystack"), ("coding", "coding"),
-                                                ("mixed", "mixed"), ("two-events", "two-events")) if k in loaded],
+                                                ("mixed", "mixed"), ("two-events", "two-events"),
+                                                ("assistant", "haystack-assistant")) if k in loaded],
     ]
     text = "\n".join(section) + "\n"
     print(text)
