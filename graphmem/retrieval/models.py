@@ -202,6 +202,13 @@ class RetrievalConfig:
     short_request_chars: int = 150
     """Requests of long turns shorter than this take ``long_turn_user_weight``; longer ones (a
     request that tells something: a decision, a preference, a fact) keep their full weight."""
+    long_turn_field_tie: float = 1.0
+    """How the request and reply full-text scores of a long turn whose request is short combine: the
+    better of the two plus this share of the other (1 = their sum, as for every other turn;
+    ``retrieval.longturns``). Off: 0.3 won on coding histories with the evidence in the replies
+    (+5 / −0 questions at 5) and lost on those with the evidence in the requests (+3 / −7 at 10);
+    applied to every long turn it lost 14 questions at 5 there (``benchmarks/long_turns/FINDINGS.md``,
+    section 8)."""
     drop_query_stopwords: bool = True
     """Drop question words and filler from the full-text query (never every term)."""
     exact_scan_max: int = 2000

@@ -13,6 +13,7 @@ import pytest
 from graphmem import Database, GraphMemory
 from graphmem.embedding import LONG_TURN_CHARS
 from graphmem.retrieval import RetrievalConfig, Scope
+from graphmem.retrieval.longturns import combine_fields
 
 from ..support import support_db
 
@@ -104,6 +105,8 @@ def test_a_long_turns_request_counts_less_than_its_reply(mem: GraphMemory, names
                     "whatever the billing team asks for next quarter. Now, can you look at the logs?")
     assert len(told_request) >= RetrievalConfig().short_request_chars
     told = mem.store_turn(s.id, told_request, "Looking at the logs now. " + FILLER * 8).id
+    both = mem.store_turn(s.id, "why does the uploader retry so often?",
+                          "The uploader's retry policy retries on every error. " + FILLER * 8).id
     mem.embed_pending()
     mem.await_text_index()
     scope = Scope.directory(cwd)
@@ -113,16 +116,29 @@ def test_a_long_turns_request_counts_less_than_its_reply(mem: GraphMemory, names
         res = mem.search("uploader retry policy", scope=scope, levels=(0,), k=5, mode="text")
         return [h.id for h in res.hits], {h.id: h.score for h in res.hits}
 
-    _, request_only = scores(field_weights={"userMessage": 1.0}, long_turn_user_weight=1.0)
-    _, one = scores(long_turn_user_weight=1.0)
-    _, half = scores(long_turn_user_weight=0.5)
-    order_none, _ = scores(long_turn_user_weight=0.0)  # scores are rounded to 6 decimals: abs tolerance
+    summed = {"long_turn_field_tie": 1.0}  # request and reply added up, as for short turns
+    _, request_only = scores(field_weights={"userMessage": 1.0}, long_turn_user_weight=1.0, **summed)
+    _, one = scores(long_turn_user_weight=1.0, **summed)
+    _, half = scores(long_turn_user_weight=0.5, **summed)
+    order_none, _ = scores(long_turn_user_weight=0.0, **summed)  # scores are rounded to 6 decimals: abs tolerance
     assert half[asked] == pytest.approx(one[asked] - 0.5 * request_only[asked], abs=1e-5)
     assert half[answered] == pytest.approx(one[answered] - 0.5 * request_only.get(answered, 0.0), abs=1e-5)
     assert half[short] == pytest.approx(one[short], abs=1e-5)  # a short turn: untouched
     assert half[told] == pytest.approx(one[told], abs=1e-5)  # a long request: its full weight
     # with no weight at all, a request that only repeats the question no longer ranks its turn
     assert order_none.index(answered) < (order_none.index(asked) if asked in order_none else len(order_none))
+    # with a field tie under 1, a short request and its reply combine as the better of the two plus a
+    # share of the other; a long request is still added to its reply
+    cfg = RetrievalConfig()
+    assert cfg.long_turn_field_tie == 1.0  # off by default
+    _, tied = scores(long_turn_field_tie=0.3)
+    _, default = scores()
+    for turn in (asked, answered, both):
+        expected = combine_fields(one[turn], request_only.get(turn, 0.0), cfg.long_turn_user_weight, 0.3)
+        assert tied[turn] == pytest.approx(expected, abs=1e-5)
+    assert tied[both] < default[both]  # its request and its reply both matched: no longer their sum
+    for turn in (told, short):
+        assert tied[turn] == pytest.approx(default[turn], abs=1e-5)
 
 
 def test_a_long_turns_vector_share_follows_its_weight(mem: GraphMemory, namespace: str) -> None:

@@ -272,3 +272,15 @@ def test_a_search_queries_only_the_fields_of_the_kinds_it_asks_for() -> None:
                                                                     "custom"}
     assert set(fields_for(weights, turns=False, summaries=True)) == {"text", "keyFindings", "custom"}
     assert not TURN_FIELDS & SUMMARY_FIELDS
+
+
+def test_long_turn_fields_combine_as_the_better_plus_a_share_of_the_other() -> None:
+    from graphmem.retrieval.longturns import combine_fields
+
+    # tie 1 is the plain sum, with the request scaled: what the short-request rule alone gave
+    assert combine_fields(10.0, 4.0, 0.3, 1.0) == pytest.approx(6.0 + 1.2)
+    assert combine_fields(10.0, 4.0, 1.0, 1.0) == pytest.approx(10.0)
+    # the better of request (4) and reply (6), plus 0.3 of the other
+    assert combine_fields(10.0, 4.0, 1.0, 0.3) == pytest.approx(6.0 + 0.3 * 4.0)
+    assert combine_fields(10.0, 8.0, 1.0, 0.3) == pytest.approx(8.0 + 0.3 * 2.0)
+    assert combine_fields(10.0, 0.0, 0.3, 0.0) == pytest.approx(10.0)  # a request that matched nothing

@@ -198,6 +198,8 @@ def sweep_haystack_runs() -> list[HaystackRun]:
         HaystackRun("hybrid: long turns' short request weight 0.15", "hybrid", replace(best, long_turn_user_weight=0.15)),
         HaystackRun("hybrid: long turns' request reweighed at any length", "hybrid",
                     replace(best, short_request_chars=1_000_000)),
+        HaystackRun("hybrid: long turns' short request and reply: the better + 0.3 of the other", "hybrid",
+                    replace(best, long_turn_field_tie=0.3)),
     ]
 
 
