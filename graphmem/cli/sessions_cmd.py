@@ -7,9 +7,12 @@ import os
 import sys
 from typing import Any
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, quoted
 from ..models import SessionDetail, Turn
 from .common import absolute, add_json_flag, emit_json, open_memory, print_table, relative, working_dir
+
+PATH_MAX = 4096
+"""A directory longer than any the system allows is cut when echoed back."""
 
 __all__ = ["print_session", "register"]
 
@@ -72,7 +75,7 @@ def _list(args: argparse.Namespace) -> int:
             print(s.id)
         return 0
     if not rows:
-        print(f"no sessions for {cwd}", file=sys.stderr)
+        print(f"no sessions for {cwd if len(cwd) <= PATH_MAX else quoted(cwd)}", file=sys.stderr)
         return 0
     print_table(
         ["session", "agent", "turns", "last activity", "last message"],

@@ -223,6 +223,11 @@ def test_cli_values_out_of_range_are_one_line_and_exit_2(neo4j_target: Neo4jTarg
         lines = err.getvalue().strip().splitlines()
         assert code == 2 and len(lines) == 1 and said in lines[0] and len(lines[0]) < 300, (argv[:2], lines)
     assert list(out.iterdir()) == []  # no half-written export left behind
+    # a directory no system allows finds no sessions and is not echoed back whole
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(["sessions", "list", "--cwd", "/" + "d" * 20_000])
+    assert code == 0 and err.getvalue().startswith("no sessions for '/ddd") and len(err.getvalue()) < 300
 
 
 def test_note_listings_name_a_bad_limit_or_k(database: Database, tmp_path: Path) -> None:
