@@ -153,7 +153,7 @@ class RetrievalConfig:
     (``time_boost``); session diversity (``session_decay``) is off: it lowered every measured set.
     Long turns (user + assistant over ``long_turn_chars``, a coding assistant's replies) take neither
     their neighbours' context nor the session prior: both helped short chat turns and crowded the
-    top of the list with one session's long replies; a short request of theirs counts 0.3
+    top of the list with one session's long replies; a short request of theirs counts half
     (``long_turn_user_weight``, ``short_request_chars``) and their vector share half
     (``long_turn_vector_weight``)."""
 
@@ -186,14 +186,17 @@ class RetrievalConfig:
     """Turns longer than this (user message + assistant reply) get no whole-session prior: a long
     turn is retrieved on its own words (the embedding pass likewise gives it no neighbour context,
     ``graphmem.embedding.LONG_TURN_CHARS``; 0 = every turn gets the prior)."""
-    long_turn_user_weight: float = 0.3
+    long_turn_user_weight: float = 0.5
     """A long turn whose request is short (under ``short_request_chars``: a question or a command)
     counts that request field (``userMessage``) this many times its field weight in the full-text
     score (1 = as every other turn; ``retrieval.longturns``). Lucene normalises each field by its own
     length, so a short request that repeats the query's words would otherwise outscore the long
-    reply that answers it. 0.3 measured best on the tuning halves of the coding haystacks (evidence
-    in the replies, and in the requests) and of the mixed benchmark, against 1.0 and 0.5; short
-    turns, so LoCoMo and its haystacks, are untouched (``benchmarks/long_turns/FINDINGS.md``)."""
+    reply that answers it; but a short message can also be what the user told (a personal
+    assistant's history), so it keeps half. 0.5 against 0.3 (the first value, chosen on the coding
+    haystacks' tuning halves), paired over four long-turn loads: +25 / −11 questions at 5 and
+    +29 / −9 at 10, carried by the assistant-shaped LoCoMo haystacks (+20 / −5, +21 / −4), the
+    coding loads and the mixed one within ±3; short turns, so LoCoMo and its haystacks, are
+    untouched (``benchmarks/long_turns/FINDINGS.md``, sections 4 and 8)."""
     long_turn_vector_weight: float = 0.5
     """CombSUM: a long turn's vector share counts this many times (1 = as short turns). One vector
     averages a long reply's words, and its cosines hardly tell long turns apart; half the weight

@@ -194,7 +194,7 @@ def sweep_haystack_runs() -> list[HaystackRun]:
                     replace(best, field_weights=no_ctx, session_weight=0.0)),
         HaystackRun("hybrid: long turns get context and session prior too", "hybrid", replace(best, long_turn_chars=0)),
         HaystackRun("hybrid: long turns' request at full weight", "hybrid", replace(best, long_turn_user_weight=1.0)),
-        HaystackRun("hybrid: long turns' short request weight 0.5", "hybrid", replace(best, long_turn_user_weight=0.5)),
+        HaystackRun("hybrid: long turns' short request weight 0.3", "hybrid", replace(best, long_turn_user_weight=0.3)),
         HaystackRun("hybrid: long turns' short request weight 0.15", "hybrid", replace(best, long_turn_user_weight=0.15)),
         HaystackRun("hybrid: long turns' request reweighed at any length", "hybrid",
                     replace(best, short_request_chars=1_000_000)),
