@@ -92,8 +92,7 @@ def reweigh_long_turns(
     out: dict[str, float] = {}
     for r in rows:
         total = long_hits[r["id"]]
-        w, tie = (cfg.long_turn_user_weight, cfg.long_turn_field_tie) if r["short"] else (1.0, 1.0)
-        shift = combine_fields(total, float(r["score"]), w, tie) - total
+        shift = combine_fields(total, float(r["score"]), cfg.long_turn_user_weight, cfg.long_turn_field_tie) - total
         if shift:
             out[r["id"]] = shift
     return out
