@@ -129,7 +129,7 @@ def embed_pending_turns(
     payload: list[dict[str, Any]] = [
         {"id": r["id"], "hash": h, "embedding": v} for r, (h, v) in zip(rows, vecs, strict=True)
     ]
-    db.write("embeddings/set_turn_embeddings", rows=payload, model=embedder.model)
+    db.write("embeddings/set_turn_embeddings", rows=payload, model=embedder.model, longTurnChars=long_turn_chars)
     ids = [r["id"] for r in rows]
     stats.ids = ids
     refresh_context_vectors(db, ids, long_turn_chars=long_turn_chars)

@@ -2,18 +2,20 @@
 
 Lucene scores each field of the ``memory_search`` index on its own, normalised by that field's
 length, and adds the fields up. A long turn's short request that repeats the query's words then
-outscores the long reply that holds the answer, in that turn and against other turns; and a long
-reply that mentions the query's words in passing adds to a request that does too. Two rules keep
-a long turn ranked on its own words, and a third can be switched on:
+outscores the long reply that holds the answer, in that turn and against other turns; a short
+message that tells something (a personal assistant's history) is lost under a reply field that
+echoes it. So a long turn is scored on its own words, as one document:
 
 * it takes no whole-session prior (:func:`session_prior_share`);
-* a short request (under ``short_request_chars``: a question or a command, whose words are the
-  topic, not the answer) counts ``long_turn_user_weight`` times (:func:`reweigh_long_turns`): the
-  request's share of its BM25 score is read with a second query over that field alone and scaled.
-  A longer request, one that tells something, keeps its full weight;
-* with ``long_turn_field_tie`` under 1, a short request's share and the rest (the reply) are not
-  added up but combined as the better of the two plus that share of the other (a disjunction max;
-  1, the default, is the plain sum).
+* the embedding pass writes its request and reply joined (``turnText``) into the
+  ``long_turn_search`` index, and with ``join_long_turns`` the full-text side scores it there
+  (BM25 over the whole turn, one length norm) instead of field by field. A request of at least
+  ``short_request_chars`` (one that tells something: a decision, a preference, a fact) adds its own
+  field's score ``long_request_weight`` times (:func:`reweigh_long_turns`), read with one more
+  query over that field alone;
+* a long turn not joined yet (written before the rule, or with ``join_long_turns`` off) keeps the
+  field-by-field score, its short request counting ``long_turn_user_weight`` times and combined
+  with its reply by ``long_turn_field_tie`` (:func:`combine_fields`; 1 = the plain sum).
 
 Short turns (chat messages) keep their scores exactly. On the dense side, a long turn's share of
 the fusion can be scaled by ``long_turn_vector_weight`` (:func:`vector_shares`; 1 = as short turns).
@@ -30,9 +32,14 @@ from .lucene import build_query
 from .models import RetrievalConfig
 from .scopes import Scope
 
-__all__ = ["combine_fields", "is_long", "reweigh_long_turns", "session_prior_share", "vector_shares"]
+__all__ = [
+    "JOINED_FIELD", "combine_fields", "is_long", "joined_query", "reweigh_long_turns", "session_prior_share",
+    "vector_shares",
+]
 
 USER_FIELD = "userMessage"
+JOINED_FIELD = "turnText"
+"""A long turn's request and reply as one document (index ``long_turn_search``)."""
 
 
 def is_long(chars: int | None, long_turn_chars: int) -> bool:
@@ -53,6 +60,15 @@ def vector_shares(cands: Sequence[Candidate], cfg: RetrievalConfig) -> dict[str,
     return {c.id: cfg.long_turn_vector_weight for c in cands if is_long(c.chars, cfg.long_turn_chars)}
 
 
+def joined_query(cfg: RetrievalConfig, query: str, scope: Scope, *, turns: bool) -> str | None:
+    """The Lucene query over joined long turns (``None``: not asked, the search leaves turns out,
+    or the query has no word)."""
+    if not (cfg.join_long_turns and cfg.long_turn_chars > 0 and turns):
+        return None
+    return build_query(query, fields={JOINED_FIELD: 1.0}, scope_field=scope.property, scope_value=scope.value,
+                       drop_stopwords=cfg.drop_query_stopwords)
+
+
 def combine_fields(total: float, request: float, weight: float, tie: float) -> float:
     """A long turn's full-text score from its ``total`` (every field) and its ``request`` field's
     share: the request counts ``weight`` times, and the better of request and reply plus ``tie``
@@ -71,28 +87,43 @@ def reweigh_long_turns(
     fetch: int,
 ) -> dict[str, float]:
     """For the long turns among full-text ``hits``: how much to add to each one's score (negative
-    when it goes down) so that a short request counts ``cfg.long_turn_user_weight`` times its weight
-    in ``fields`` and combines with its reply by ``cfg.long_turn_field_tie`` (:func:`combine_fields`). Empty (and no round trip) when both rules are off, the query leaves the
-    request field out, or no hit is a long turn. A long turn outside the request field's first
-    ``fetch`` hits keeps its score (its request matched little); a request at least
-    ``cfg.short_request_chars`` long keeps its full weight and is added to its reply."""
+    when it goes down). A joined hit (``joined`` set: scored as one document) whose request is at
+    least ``cfg.short_request_chars`` long gains ``cfg.long_request_weight`` times that request's
+    own score; a long hit scored field by field whose request is shorter counts that request
+    ``cfg.long_turn_user_weight`` times and combines it with its reply by ``cfg.long_turn_field_tie``
+    (:func:`combine_fields`). Empty (and no round trip) when no rule applies, the query leaves the
+    request field out, or no hit is a long turn. A turn outside the request field's first ``fetch``
+    hits keeps its score (its request matched little)."""
     weight = fields.get(USER_FIELD, 0.0)
-    if (cfg.long_turn_user_weight == 1.0 and cfg.long_turn_field_tie == 1.0) or weight <= 0:
+    if weight <= 0:
         return {}
-    long_hits = {h["id"]: float(h["score"]) for h in hits
-                 if h["kind"] == "turn" and is_long(h.get("chars"), cfg.long_turn_chars)}
-    if not long_hits:
+    split = cfg.long_turn_user_weight != 1.0 or cfg.long_turn_field_tie != 1.0
+    wanted: dict[str, tuple[float, bool]] = {}
+    for h in hits:
+        if h["kind"] != "turn":
+            continue
+        if h.get("joined"):
+            if cfg.long_request_weight != 0.0:
+                wanted[h["id"]] = (float(h["score"]), True)
+        elif split and is_long(h.get("chars"), cfg.long_turn_chars):
+            wanted[h["id"]] = (float(h["score"]), False)
+    if not wanted:
         return {}
     lucene = build_query(query, fields={USER_FIELD: weight}, scope_field=scope.property, scope_value=scope.value,
                          drop_stopwords=cfg.drop_query_stopwords)
     if lucene is None:
         return {}
-    rows = db.read("search/user_field_scores", query=lucene, ids=sorted(long_hits), fetch=fetch,
-                   shortChars=cfg.short_request_chars)
+    rows = db.read("search/user_field_scores", query=lucene, ids=sorted(wanted), fetch=fetch)
     out: dict[str, float] = {}
     for r in rows:
-        total = long_hits[r["id"]]
-        shift = combine_fields(total, float(r["score"]), cfg.long_turn_user_weight, cfg.long_turn_field_tie) - total
+        total, joined = wanted[r["id"]]
+        request, long_request = float(r["score"]), int(r["requestChars"]) >= cfg.short_request_chars
+        if joined:
+            shift = cfg.long_request_weight * request if long_request else 0.0
+        elif long_request:
+            continue
+        else:
+            shift = combine_fields(total, request, cfg.long_turn_user_weight, cfg.long_turn_field_tie) - total
         if shift:
             out[r["id"]] = shift
     return out

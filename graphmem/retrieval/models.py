@@ -153,8 +153,9 @@ class RetrievalConfig:
     (``time_boost``); session diversity (``session_decay``) is off: it lowered every measured set.
     Long turns (user + assistant over ``long_turn_chars``, a coding assistant's replies) take neither
     their neighbours' context nor the session prior: both helped short chat turns and crowded the
-    top of the list with one session's long replies; a short request of theirs counts half
-    (``long_turn_user_weight``, ``short_request_chars``) and their vector share half
+    top of the list with one session's long replies. Their full-text score is over request and
+    reply joined as one document, a long request adding its own field's score
+    (``join_long_turns``, ``long_request_weight``), and their vector share is half
     (``long_turn_vector_weight``)."""
 
     fusion: Literal["rrf", "combsum"] = "combsum"
@@ -187,7 +188,8 @@ class RetrievalConfig:
     turn is retrieved on its own words (the embedding pass likewise gives it no neighbour context,
     ``graphmem.embedding.LONG_TURN_CHARS``; 0 = every turn gets the prior)."""
     long_turn_user_weight: float = 0.5
-    """A long turn whose request is short (under ``short_request_chars``: a question or a command)
+    """Scored field by field (a long turn not joined: written before the joined documents, or with
+    ``join_long_turns`` off), a long turn whose request is short (under ``short_request_chars``: a question or a command)
     counts that request field (``userMessage``) this many times its field weight in the full-text
     score (1 = as every other turn; ``retrieval.longturns``). Lucene normalises each field by its own
     length, so a short request that repeats the query's words would otherwise outscore the long
@@ -203,15 +205,33 @@ class RetrievalConfig:
     leaves them more to their words. Short turns are untouched. The measurements are in
     ``benchmarks/long_turns/FINDINGS.md``, section 7."""
     short_request_chars: int = 150
-    """Requests of long turns shorter than this take ``long_turn_user_weight``; longer ones (a
-    request that tells something: a decision, a preference, a fact) keep their full weight."""
+    """Requests of long turns shorter than this are a question or a command: scored field by field
+    they take ``long_turn_user_weight``; joined, they add nothing of their own. Longer ones (a request
+    that tells something: a decision, a preference, a fact) keep their full weight, and add
+    ``long_request_weight`` times their own field to a joined turn."""
     long_turn_field_tie: float = 1.0
-    """How the request and reply full-text scores of a long turn whose request is short combine: the
+    """Scored field by field, how the request and reply full-text scores of a long turn whose request
+    is short combine: the
     better of the two plus this share of the other (1 = their sum, as for every other turn;
     ``retrieval.longturns``). Off: 0.3 won on coding histories with the evidence in the replies
     (+5 / −0 questions at 5) and lost on those with the evidence in the requests (+3 / −7 at 10);
     applied to every long turn it lost 14 questions at 5 there (``benchmarks/long_turns/FINDINGS.md``,
     section 8)."""
+    join_long_turns: bool = True
+    """Score a long turn the embedding pass has joined (``turnText``: its request and reply as one
+    document, index ``long_turn_search``) as that one document, not field by field
+    (``retrieval.longturns``): BM25 over the whole turn with one length norm, as plain BM25 reads a
+    turn. Field by field, a short message the user told drowned under a reply that echoes it, and a
+    bare question that repeats the query's words outscored the reply that answers it. Against field
+    by field, in one run per load: +124 / −24 questions at 5 on the assistant-shaped LoCoMo
+    haystacks, +16 / −8 and +20 / −8 on the coding histories (evidence in the replies, in the
+    requests), the mixed load level (``benchmarks/long_turns/FINDINGS.md``, section 9). False: every
+    long turn is scored field by field."""
+    long_request_weight: float = 1.0
+    """A joined long turn whose request is at least ``short_request_chars`` long (a request that
+    tells something) adds its request field's own score this many times: that field is normalised by
+    the request's length alone, so what the user told weighs more than the reply around it (0 = the
+    joined document alone; 0.5 measured level with 1, 0 lower)."""
     drop_query_stopwords: bool = True
     """Drop question words and filler from the full-text query (never every term)."""
     exact_scan_max: int = 2000

@@ -50,7 +50,7 @@ from ..models import reference_time
 from .fusion import combsum, rrf
 from .graph import fact_seeds, graph_candidates
 from .hits import Candidate, SearchRun, hydrate, ms_since, query_embedding
-from .longturns import reweigh_long_turns, session_prior_share, vector_shares
+from .longturns import joined_query, reweigh_long_turns, session_prior_share, vector_shares
 from .lucene import build_query, fields_for, query_terms
 from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
 from .queryparts import merge_parts, parts_apply, split_parts
@@ -419,9 +419,11 @@ class Searcher:
                 query, fields={"sessionText": 1.0}, scope_field=SESSION_DOC_SCOPE_FIELD[scope.kind],
                 scope_value=scope.value, drop_stopwords=cfg.drop_query_stopwords,
             )
+        long_query = joined_query(cfg, query, scope, turns=0 in levels)
         params: dict[str, Any] = {
             "query": lucene, "limit": depth, "includeTurns": 0 in levels, "levels": [x for x in levels if x >= 1],
             "sessionQuery": session_query or lucene, "sessionFetch": cfg.session_depth if session_query else 0,
+            "longQuery": long_query or lucene,
         }
         if scope.value is not None:
             params["value"] = scope.value
@@ -429,16 +431,19 @@ class Searcher:
         rounds = 0
         while True:
             rounds += 1
-            rows = self.db.read(f"search/text_{scope.file_kind}", **params, fetch=fetch)
+            rows = self.db.read(f"search/text_{scope.file_kind}", **params, fetch=fetch,
+                                longFetch=fetch if long_query else 0)
             fetched = int(rows[0]["fetched"]) if rows else 0
             hits = list(rows[0]["hits"]) if rows else []
-            if len(hits) >= depth or fetched < fetch or fetch >= cfg.max_fetch:
+            joined = list(rows[0]["joined"]) if rows else []
+            if len(hits) + len(joined) >= depth or fetched < fetch or fetch >= cfg.max_fetch:
                 break
             fetch = min(cfg.max_fetch, fetch * 4)
+        hits += joined
         sessions = {r["sessionId"]: float(r["score"]) for r in (rows[0]["sessions"] if rows else [])}
         shift = reweigh_long_turns(self.db, cfg, query, scope, fields, hits, fetch)
         info.update({"strategy": "lucene", "fetch": fetch, "rounds": rounds, "candidates": len(hits),
-                     "sessions": len(sessions), "long_turns_reweighed": len(shift)})
+                     "sessions": len(sessions), "long_turns_joined": len(joined), "long_turns_reweighed": len(shift)})
         run.timings[label] = ms_since(t0)
         cands = [
             Candidate(h["id"], h["kind"], float(h["score"]) + shift.get(h["id"], 0.0)
@@ -446,9 +451,9 @@ class Searcher:
                       * session_prior_share(h.get("chars"), cfg.long_turn_chars))
             for h in hits
         ]
-        if sessions or shift:  # the prior and the reweighing reorder the page (stable: BM25 order breaks ties)
-            cands.sort(key=lambda c: -c.score)
-        return cands
+        if sessions or shift or joined:  # the prior, the reweighing and the joined long turns reorder the page
+            cands.sort(key=lambda c: -c.score)  # (stable: BM25 order breaks ties)
+        return cands[:depth]
 
     def _fuse(self, lists: dict[str, list[Candidate]], mode: SearchMode, k: int) -> list[tuple[str, str, float, dict[str, int]]]:
         """(id, kind, score, ranks) best first, at most k."""

@@ -1,7 +1,8 @@
 """Long turns (a coding assistant's replies of thousands of characters) are retrieved on their own
 words: no neighbour text in ``contextText``, their own vector as ``ctxEmbedding``, no whole-session
-prior, a smaller share for their vector in the fusion. Short turns keep all of them.
-``long_turn_chars=0`` restores the neighbours for every turn."""
+prior, a smaller share for their vector in the fusion, and a full-text score over request and reply
+joined (``turnText``). Short turns keep all of them. ``long_turn_chars=0`` restores the neighbours
+for every turn."""
 
 from __future__ import annotations
 
@@ -50,6 +51,8 @@ def test_a_long_turn_gets_no_neighbour_context(mem: GraphMemory, database: Datab
     mem.embed_pending()
     rows = _rows(database, sid)
     assert rows[1]["contextText"] == ""
+    assert rows[1]["turnText"] == "why did the migration test fail?\nThe migration test failed. " + FILLER * 8
+    assert rows[0]["turnText"] is None and rows[2]["turnText"] is None  # short turns are not joined
     assert np.allclose(np.array(rows[1]["ctxEmbedding"]), np.array(rows[1]["embedding"]), atol=1e-5)
     # the short turns around it still hold their neighbours' words and vectors, the long one's included
     assert "migration test failed" in str(rows[0]["contextText"])
@@ -67,10 +70,30 @@ def test_long_turn_chars_zero_gives_every_turn_its_neighbours(mem: GraphMemory, 
     mem.embed_pending(long_turn_chars=0)
     rows = _rows(database, sid)
     assert "zanzibar" in str(rows[1]["contextText"])
+    assert rows[1]["turnText"] is None  # no turn is long
     assert not np.allclose(np.array(rows[1]["ctxEmbedding"]), np.array(rows[1]["embedding"]), atol=1e-3)
     mem.await_text_index()
     found = mem.search("zanzibar", scope=Scope.directory(cwd), levels=(0,), k=5, mode="text")
     assert ids[1] in [h.id for h in found.hits]
+
+
+def test_long_turns_embedded_before_the_joined_documents_get_theirs(mem: GraphMemory, database: Database,
+                                                                    namespace: str) -> None:
+    """Applying the schema gives the embedded long turns that have no joined text theirs, without
+    embedding them again; short turns get none."""
+    cwd = namespace + "/app"
+    sid, _ = _session(mem, cwd)
+    mem.embed_pending()
+    support_db(database).write("testing/forget_turn_text", sessionId=sid)
+    assert [r["turnText"] for r in _rows(database, sid)] == [None, None, None]
+    mem.init_schema()
+    rows = _rows(database, sid)
+    assert rows[1]["turnText"] == "why did the migration test fail?\nThe migration test failed. " + FILLER * 8
+    assert rows[0]["turnText"] is None and rows[2]["turnText"] is None
+    assert mem.embed_pending().turns == 0  # nothing was embedded again
+    mem.await_text_index()
+    found = mem.search("migration test failed", scope=Scope.directory(cwd), levels=(0,), k=5, mode="text")
+    assert found.strategy["text"]["long_turns_joined"] == 1
 
 
 def test_a_long_turn_gets_no_session_prior(mem: GraphMemory, namespace: str) -> None:
@@ -91,11 +114,9 @@ def test_a_long_turn_gets_no_session_prior(mem: GraphMemory, namespace: str) -> 
     assert everyone[ids[1]] > bare[ids[1]]
 
 
-def test_a_long_turns_request_counts_less_than_its_reply(mem: GraphMemory, namespace: str) -> None:
-    """A long turn's short request counts ``long_turn_user_weight`` times: a request that only repeats
-    the question no longer outranks the long reply that answers it. A long request (one that tells
-    something) and short turns keep their scores."""
-    cwd = namespace + "/app"
+def _retry_session(mem: GraphMemory, cwd: str) -> dict[str, str]:
+    """Long turns whose short request repeats the question (asked), whose reply answers it (answered),
+    whose long request tells it (told), whose request and reply both match (both); a short turn."""
     s = mem.create_session(cwd, project_path=cwd)
     asked = mem.store_turn(s.id, "what is the retry policy of the uploader?", "Let me look at the code. " + FILLER * 8).id
     answered = mem.store_turn(s.id, "go on", "The uploader's retry policy: three retries with exponential "
@@ -109,12 +130,28 @@ def test_a_long_turns_request_counts_less_than_its_reply(mem: GraphMemory, names
                           "The uploader's retry policy retries on every error. " + FILLER * 8).id
     mem.embed_pending()
     mem.await_text_index()
-    scope = Scope.directory(cwd)
+    return {"asked": asked, "answered": answered, "short": short, "told": told, "both": both}
+
+
+def _text_scores(mem: GraphMemory, cwd: str, **knobs: object) -> tuple[list[str], dict[str, float]]:
+    mem.searcher(replace(RetrievalConfig(), time_boost=0.0, session_weight=0.0, **knobs))  # type: ignore[arg-type]
+    res = mem.search("uploader retry policy", scope=Scope.directory(cwd), levels=(0,), k=5, mode="text")
+    ids = [h.id for h in res.hits]
+    assert len(ids) == len(set(ids))  # a joined long turn is one candidate, never two
+    return ids, {h.id: h.score for h in res.hits}
+
+
+def test_a_long_turns_request_counts_less_than_its_reply(mem: GraphMemory, namespace: str) -> None:
+    """Scored field by field (a long turn not joined), a long turn's short request counts
+    ``long_turn_user_weight`` times: a request that only repeats the question no longer outranks the
+    long reply that answers it. A long request (one that tells something) and short turns keep their
+    scores."""
+    cwd = namespace + "/app"
+    t = _retry_session(mem, cwd)
+    asked, answered, short, told, both = (t[k] for k in ("asked", "answered", "short", "told", "both"))
 
     def scores(**knobs: object) -> tuple[list[str], dict[str, float]]:
-        mem.searcher(replace(RetrievalConfig(), time_boost=0.0, session_weight=0.0, **knobs))  # type: ignore[arg-type]
-        res = mem.search("uploader retry policy", scope=scope, levels=(0,), k=5, mode="text")
-        return [h.id for h in res.hits], {h.id: h.score for h in res.hits}
+        return _text_scores(mem, cwd, join_long_turns=False, **knobs)
 
     summed = {"long_turn_field_tie": 1.0}  # request and reply added up, as for short turns
     _, request_only = scores(field_weights={"userMessage": 1.0}, long_turn_user_weight=1.0, **summed)
@@ -139,6 +176,33 @@ def test_a_long_turns_request_counts_less_than_its_reply(mem: GraphMemory, names
     assert tied[both] < default[both]  # its request and its reply both matched: no longer their sum
     for turn in (told, short):
         assert tied[turn] == pytest.approx(default[turn], abs=1e-5)
+
+
+def test_a_long_turn_is_scored_as_one_document(mem: GraphMemory, namespace: str) -> None:
+    """A joined long turn is scored over its request and reply as one document (``long_turn_search``);
+    a long request (one that tells something) adds its own field's score ``long_request_weight``
+    times, a short one nothing. Short turns keep their scores exactly."""
+    cwd = namespace + "/app"
+    t = _retry_session(mem, cwd)
+    cfg = RetrievalConfig()
+    assert cfg.join_long_turns and cfg.long_request_weight == 1.0
+    _, fields = _text_scores(mem, cwd, join_long_turns=False)
+    _, request_only = _text_scores(mem, cwd, join_long_turns=False, field_weights={"userMessage": 1.0})
+    _, alone = _text_scores(mem, cwd, long_request_weight=0.0)
+    order, default = _text_scores(mem, cwd)
+    assert default[t["short"]] == pytest.approx(fields[t["short"]], abs=1e-5)
+    assert default[t["told"]] == pytest.approx(alone[t["told"]] + request_only[t["told"]], abs=1e-5)
+    for k in ("asked", "answered", "both"):  # short requests: the joined document alone
+        assert default[t[k]] == pytest.approx(alone[t[k]], abs=1e-5)
+        assert default[t[k]] != pytest.approx(fields[t[k]], abs=1e-5)
+    # the reply that answers outranks the request that only repeats the question
+    assert order.index(t["answered"]) < order.index(t["asked"])
+    # a turn the embedding pass has not joined yet is still found, field by field
+    s = mem.create_session(cwd + "/later", project_path=cwd)
+    late = mem.store_turn(s.id, "go on", "The uploader's retry policy: five retries. " + FILLER * 8).id
+    mem.await_text_index()
+    later, _ = _text_scores(mem, cwd + "/later")
+    assert later == [late]
 
 
 def test_a_long_turns_vector_share_follows_its_weight(mem: GraphMemory, namespace: str) -> None:

@@ -163,8 +163,9 @@ def sweep_haystack_runs() -> list[HaystackRun]:
     """Variants of the default (``--sweep``): the time window (and questions asked without their date:
     the window then follows the scope's last turn, or today), session diversity, the vector side's
     span floor, a long turn's vector share, the context field, the whole-session prior, the long-turn rule (0: every turn gets
-    its neighbours and the prior), the weight of a long turn's request and the graph source (off,
-    stronger, without the summaries a turn search seeds it from)."""
+    its neighbours and the prior), long turns scored field by field instead of joined (and, so scored,
+    the weight of a short request), the weight of a joined turn's long request and the graph source
+    (off, stronger, without the summaries a turn search seeds it from)."""
     best = RetrievalConfig()
     no_ctx = {**best.field_weights, "contextText": 0.0}
     return [
@@ -193,13 +194,15 @@ def sweep_haystack_runs() -> list[HaystackRun]:
         HaystackRun("hybrid: no context field nor session prior", "hybrid",
                     replace(best, field_weights=no_ctx, session_weight=0.0)),
         HaystackRun("hybrid: long turns get context and session prior too", "hybrid", replace(best, long_turn_chars=0)),
-        HaystackRun("hybrid: long turns' request at full weight", "hybrid", replace(best, long_turn_user_weight=1.0)),
-        HaystackRun("hybrid: long turns' short request weight 0.3", "hybrid", replace(best, long_turn_user_weight=0.3)),
-        HaystackRun("hybrid: long turns' short request weight 0.15", "hybrid", replace(best, long_turn_user_weight=0.15)),
-        HaystackRun("hybrid: long turns' request reweighed at any length", "hybrid",
-                    replace(best, short_request_chars=1_000_000)),
-        HaystackRun("hybrid: long turns' short request and reply: the better + 0.3 of the other", "hybrid",
-                    replace(best, long_turn_field_tie=0.3)),
+        HaystackRun("hybrid: long turns scored field by field (not joined)", "hybrid",
+                    replace(best, join_long_turns=False)),
+        HaystackRun("hybrid: joined long turns' long request weight 0.5", "hybrid", replace(best, long_request_weight=0.5)),
+        HaystackRun("hybrid: joined long turns alone (long request weight 0)", "hybrid",
+                    replace(best, long_request_weight=0.0)),
+        HaystackRun("hybrid: field by field with the short request at full weight", "hybrid",
+                    replace(best, join_long_turns=False, long_turn_user_weight=1.0)),
+        HaystackRun("hybrid: field by field with short request and reply: the better + 0.3 of the other", "hybrid",
+                    replace(best, join_long_turns=False, long_turn_field_tie=0.3)),
     ]
 
 

@@ -32,6 +32,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from graphmem.embedding import LONG_TURN_CHARS
 from graphmem.memory import GraphMemory
 
 from .common import BenchResult, machine_info, percentiles
@@ -142,7 +143,7 @@ def _embed_session(mem: GraphMemory, session_id: str) -> None:
         vectors = mem.embedder.embed(texts)
         rows = [{"id": t.id, "hash": embedding_hash(x, mem.embedder.model), "embedding": v}
                 for t, x, v in zip(batch, texts, vectors, strict=True)]
-        mem.db.write("embeddings/set_turn_embeddings", rows=rows, model=mem.embedder.model)
+        mem.db.write("embeddings/set_turn_embeddings", rows=rows, model=mem.embedder.model, longTurnChars=LONG_TURN_CHARS)
 
 
 def _files_write_ab(mem: GraphMemory, cwd: str, runs: int, session_ids: list[str]) -> dict[str, Any]:

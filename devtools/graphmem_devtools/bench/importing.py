@@ -33,6 +33,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from graphmem.embedding import LONG_TURN_CHARS
 from graphmem.memory import GraphMemory
 
 from ..statements import dev_db
@@ -292,7 +293,7 @@ def _embed_sessions(mem: GraphMemory, session_ids: Sequence[str], batch: int = 1
         vectors = mem.embedder.embed(texts)
         payload = [{"id": r["id"], "hash": embedding_hash(x, mem.embedder.model), "embedding": v}
                    for r, x, v in zip(rows, texts, vectors, strict=True)]
-        mem.db.write("embeddings/set_turn_embeddings", rows=payload, model=mem.embedder.model)
+        mem.db.write("embeddings/set_turn_embeddings", rows=payload, model=mem.embedder.model, longTurnChars=LONG_TURN_CHARS)
         done += len(rows)
 
 

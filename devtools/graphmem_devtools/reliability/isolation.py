@@ -358,7 +358,7 @@ def _embed_run(mem: Any, w: _World) -> None:
             payload.append({"id": t.id, "hash": embedding_hash(text, model), "embedding": vec})
             turn_ids.append(t.id)
     for start in range(0, len(payload), 500):
-        mem.db.write("embeddings/set_turn_embeddings", rows=payload[start:start + 500], model=model)
+        mem.db.write("embeddings/set_turn_embeddings", rows=payload[start:start + 500], model=model, longTurnChars=LONG_TURN_CHARS)
     refresh_context_vectors(mem.db, turn_ids)
     refresh_session_docs(mem.db, sorted(w.sessions))
     for start in range(0, len(turn_ids), 500):

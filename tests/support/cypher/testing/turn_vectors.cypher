@@ -1,4 +1,6 @@
-// Tests only: per turn of a session, its contextText, raw embedding and neighbour-averaged ctxEmbedding.
+// Tests only: per turn of a session, its contextText, raw embedding and neighbour-averaged ctxEmbedding,
+// and its joined text (long turns only).
 MATCH (t:Turn {sessionId: $sessionId})
-RETURN t.index AS index, t.contextText AS contextText, t.embedding AS embedding, t.ctxEmbedding AS ctxEmbedding
+RETURN t.index AS index, t.contextText AS contextText, t.embedding AS embedding, t.ctxEmbedding AS ctxEmbedding,
+       t.turnText AS turnText
 ORDER BY t.index

@@ -1,0 +1,82 @@
+"""What scoring long turns as one document costs a search: ``Searcher.search`` with the default
+configuration (the full-text statement also asks the ``long_turn_search`` index, and one more
+statement reads the long requests' own field) against ``join_long_turns`` off (long turns scored
+field by field, their short requests reweighed), interleaved query by query in one process, on a
+namespace of long turns kept by ``graphmem bench coding --keep`` (replies of ~2,500 characters),
+hybrid and text modes, turns only, directory scope, k = 10.
+
+    python benchmarks/long_turns/joined_cost.py --ns /graphmem-bench/coding-<id> --queries 300 \\
+        --out benchmarks/long_turns/joined-cost.json
+
+Connects to the managed server of ``GRAPHMEM_HOME`` (``graphmem db up``). Prints p50/p95 of each
+and the p50 ratios; writes them with the command, commit and load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from graphmem.memory import open_memory
+from graphmem.retrieval import RetrievalConfig, Scope, Searcher
+from graphmem_devtools.bench.coding import FULL_HAYSTACKS
+from graphmem_devtools.bench.coding_data import build_coding_haystacks
+from text_cost import QUERIES, _git, report_latencies  # shared with the full-text statement's cost script
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ns", required=True, help="a namespace kept by `graphmem bench coding --keep`")
+    ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args(argv)
+    load_before = os.getloadavg()
+    rng = random.Random(5)
+    mem = open_memory()
+    base = RetrievalConfig()
+    configs = {"default": base, "field by field": replace(base, join_long_turns=False)}
+    searchers = {name: Searcher(mem.db, mem.embedder, cfg, dimensions=mem.embedding_dimensions)
+                 for name, cfg in configs.items()}
+    cwds = [f"{args.ns.rstrip('/')}/{h.name}" for h in build_coding_haystacks(FULL_HAYSTACKS, seed=11)]
+    lat: dict[str, list[float]] = {f"{m} {n}": [] for m in ("hybrid", "text") for n in searchers}
+    joined: list[int] = []
+    warm = 20
+    for i in range(args.queries + warm):
+        scope, q = Scope.directory(rng.choice(cwds)), rng.choice(QUERIES)
+        for mode in ("hybrid", "text"):
+            order = list(searchers.items()) if i % 2 == 0 else list(searchers.items())[::-1]
+            for name, searcher in order:
+                t0 = time.perf_counter()
+                res = searcher.search(q, scope=scope, levels=(0,), k=10, mode=mode)  # type: ignore[arg-type]
+                if i >= warm:
+                    lat[f"{mode} {name}"].append((time.perf_counter() - t0) * 1000)
+                    if mode == "hybrid" and name == "default":
+                        joined.append(int(res.strategy["text"].get("long_turns_joined", 0)))
+    out: dict[str, object] = {
+        "command": "python benchmarks/long_turns/joined_cost.py "
+                   + " ".join(argv if argv is not None else sys.argv[1:]),
+        "commit": _git("rev-parse", "HEAD").strip(), "load average before": load_before,
+        "load average after": os.getloadavg(), "namespace": args.ns, "queries": args.queries,
+        "default long_request_weight": base.long_request_weight, "short_request_chars": base.short_request_chars,
+        "mean joined long turns per hybrid search": round(statistics.mean(joined), 1),
+    }
+    report_latencies(lat, out)
+    for mode in ("hybrid", "text"):
+        ratio = statistics.median(lat[f"{mode} default"]) / statistics.median(lat[f"{mode} field by field"])
+        out[f"{mode} p50 ratio default / field by field"] = round(ratio, 3)
+        print(f"{mode} p50 ratio default / field by field: {ratio:.3f}")
+    if args.out:
+        args.out.write_text(json.dumps(out, indent=2) + "\n")
+    mem.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
