@@ -27,7 +27,6 @@ from .db import Database, DeferredWrites, apply_schema, open_database, schema_st
 from .db.schema import check_embedding
 from .embedding import LONG_TURN_CHARS, Embedder, EmbedPassStats, embed_all_pending, make_embedder, reindex
 from .embedding.factory import configured_embedding, embedder_settings
-from .embedding.passes import join_long_turns
 from .errors import ConfigError
 from .facts import Fact, FactExtractor, FactInjection, ForgetResult, RememberResult
 from .facts.corrections import facts_as_of, remember_correcting
@@ -194,11 +193,9 @@ class GraphMemory(ChatMethods):
 
     # -- schema ----------------------------------------------------------------------------
     def init_schema(self) -> int:
-        """Apply the schema (idempotent) and return its version. Long turns embedded before the
-        joined documents existed get theirs (``turnText``; nothing is embedded again)."""
-        version = apply_schema(self.db, dimensions=self.embedding_dimensions, model=self.embedding_model)
-        join_long_turns(self.db)
-        return version
+        """Apply the schema (idempotent) and return its version."""
+        return apply_schema(self.db, dimensions=self.embedding_dimensions, model=self.embedding_model,
+                            long_turn_chars=LONG_TURN_CHARS)
 
     def await_text_index(self) -> None:
         """Wait until the (eventually consistent) full-text indexes include every committed write.

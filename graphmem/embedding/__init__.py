@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .base import Embedder, QueryEmbedder, embedding_hash, normalize_rows, query_vector
 from .cache import CachedEmbedder
 from .factory import make_embedder
-from .passes import EmbedPassStats, embed_all_pending, expand_context, join_long_turns, pending_counts, reindex
+from .passes import EmbedPassStats, embed_all_pending, expand_context, pending_counts, reindex
 from .pending import (
     EMBED_TEXT_MAX_CHARS,
     LONG_TURN_CHARS,
@@ -100,7 +100,6 @@ __all__ = [
     "embed_pending_turns",
     "embedding_hash",
     "expand_context",
-    "join_long_turns",
     "make_embedder",
     "normalize_rows",
     "pending_counts",

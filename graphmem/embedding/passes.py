@@ -23,7 +23,7 @@ from .pending import (
     embed_pending_turns,
 )
 
-__all__ = ["EmbedPassStats", "embed_all_pending", "expand_context", "join_long_turns", "pending_counts", "reindex"]
+__all__ = ["EmbedPassStats", "embed_all_pending", "expand_context", "pending_counts", "reindex"]
 
 Progress = Callable[[int], None]
 
@@ -71,20 +71,6 @@ def expand_context(
         db.write("search/set_context_text", ids=todo, window=window, maxChars=max_chars,
                  longTurnChars=long_turn_chars)
         done += len(ids)
-
-
-def join_long_turns(db: Database, *, long_turn_chars: int = LONG_TURN_CHARS, batch: int = 5000) -> int:
-    """Give the embedded long turns that have no joined document (``turnText``: stores embedded
-    before it existed) one, in batches; returns how many. The embedding pass writes it for every
-    turn it embeds; this catches up on the others without embedding anything again."""
-    if long_turn_chars <= 0:
-        return 0
-    done = 0
-    while True:
-        n = int(db.write("embeddings/join_long_turns", longTurnChars=long_turn_chars, batch=batch)[0]["joined"])
-        done += n
-        if n < batch:
-            return done
 
 
 def embed_all_pending(
