@@ -1,7 +1,7 @@
 // Export: each listed session's subgraph (one row per session found) as lists of nodes and
-// relationships (Neo4j element ids as references; embeddings left out): its Directory, the
-// Session, its Turns and their ToolCalls, its Summaries, and HAS_SESSION, HAS_TURN, NEXT,
-// HAS_TOOL_CALL, HAS_SUMMARY, SUMMARIZES between them.
+// relationships (Neo4j element ids as references; embeddings and the long turns' joined text left
+// out): its Directory, the Session, its Turns and their ToolCalls, its Summaries, and HAS_SESSION,
+// HAS_TURN, NEXT, HAS_TOOL_CALL, HAS_SUMMARY, SUMMARIZES between them.
 UNWIND $sessionIds AS sessionId
 MATCH (s:Session {id: sessionId})
 WITH s,
@@ -15,7 +15,7 @@ RETURN
   [n IN nodes | {
      ref: elementId(n),
      labels: labels(n),
-     properties: n {.*, embedding: null}
+     properties: n {.*, embedding: null, turnText: null}
    }] AS nodes,
   COLLECT { MATCH (d:Directory)-[r:HAS_SESSION]->(s) RETURN {source: elementId(d), target: elementId(s), type: type(r), properties: properties(r)} }
   + COLLECT { MATCH (s)-[r:HAS_TURN]->(t:Turn) RETURN {source: elementId(s), target: elementId(t), type: type(r), properties: properties(r)} ORDER BY t.index }

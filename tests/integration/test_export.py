@@ -63,6 +63,9 @@ def test_one_session_round_trips_in_every_format(memory: GraphMemory, database: 
                            "HAS_SUMMARY", "SUMMARIZES"])
     turn2 = next(n for n, d in graph.nodes(data=True) if d.get("index") == 2)
     assert graph.nodes[turn2]["userMessage"] == ODD and "embedding" not in graph.nodes[turn2]
+    # a long turn's joined text is a copy kept for search: not exported
+    support_db(database).write("testing/tamper_turn", id=turn2, props={"turnText": ODD + "\nfixed"})
+    assert "turnText" not in export_graph(database, session_id=a).nodes[turn2]
     assert graph.nodes[a]["label"] == "Session export me" and graph.nodes[a]["labels"] == "Session"
     failed = next(d for _, d in graph.nodes(data=True) if d.get("name") == "Bash")
     assert failed["label"] == "Bash (failed)" and failed["success"] is False and failed["durationMs"] == 1500
