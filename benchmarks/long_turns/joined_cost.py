@@ -17,18 +17,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
+from request_weight_cost import time_side_by_side  # the same interleaved timing
+from text_cost import _git, report_latencies
+
 from graphmem.memory import open_memory
-from graphmem.retrieval import RetrievalConfig, Scope, Searcher
-from graphmem_devtools.bench.coding import FULL_HAYSTACKS
-from graphmem_devtools.bench.coding_data import build_coding_haystacks
-from text_cost import QUERIES, _git, report_latencies  # shared with the full-text statement's cost script
+from graphmem.retrieval import RetrievalConfig
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,27 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
     load_before = os.getloadavg()
-    rng = random.Random(5)
     mem = open_memory()
     base = RetrievalConfig()
     configs = {"default": base, "field by field": replace(base, join_long_turns=False)}
-    searchers = {name: Searcher(mem.db, mem.embedder, cfg, dimensions=mem.embedding_dimensions)
-                 for name, cfg in configs.items()}
-    cwds = [f"{args.ns.rstrip('/')}/{h.name}" for h in build_coding_haystacks(FULL_HAYSTACKS, seed=11)]
-    lat: dict[str, list[float]] = {f"{m} {n}": [] for m in ("hybrid", "text") for n in searchers}
-    joined: list[int] = []
-    warm = 20
-    for i in range(args.queries + warm):
-        scope, q = Scope.directory(rng.choice(cwds)), rng.choice(QUERIES)
-        for mode in ("hybrid", "text"):
-            order = list(searchers.items()) if i % 2 == 0 else list(searchers.items())[::-1]
-            for name, searcher in order:
-                t0 = time.perf_counter()
-                res = searcher.search(q, scope=scope, levels=(0,), k=10, mode=mode)  # type: ignore[arg-type]
-                if i >= warm:
-                    lat[f"{mode} {name}"].append((time.perf_counter() - t0) * 1000)
-                    if mode == "hybrid" and name == "default":
-                        joined.append(int(res.strategy["text"].get("long_turns_joined", 0)))
+    lat, joined = time_side_by_side(mem, args.ns, configs, args.queries, "long_turns_joined")
     out: dict[str, object] = {
         "command": "python benchmarks/long_turns/joined_cost.py "
                    + " ".join(argv if argv is not None else sys.argv[1:]),

@@ -23,31 +23,26 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from graphmem.memory import open_memory
+from graphmem.memory import GraphMemory, open_memory
 from graphmem.retrieval import RetrievalConfig, Scope, Searcher
 from graphmem_devtools.bench.coding import FULL_HAYSTACKS
 from graphmem_devtools.bench.coding_data import build_coding_haystacks
 from text_cost import QUERIES, _git, report_latencies  # shared with the full-text statement's cost script
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--ns", required=True, help="a namespace kept by `graphmem bench coding --keep`")
-    ap.add_argument("--queries", type=int, default=300)
-    ap.add_argument("--out", type=Path, default=None)
-    args = ap.parse_args(argv)
-    load_before = os.getloadavg()
+def time_side_by_side(mem: GraphMemory, ns: str, configs: dict[str, RetrievalConfig], queries: int,
+                      count_key: str) -> tuple[dict[str, list[float]], list[int]]:
+    """``Searcher.search`` latencies (ms) of each configuration, hybrid and text, interleaved query by
+    query in alternating order on random directories of the coding load kept under ``ns``, after 20
+    warm-up queries; and the default's ``count_key`` (a text strategy entry) per hybrid search."""
     rng = random.Random(5)
-    mem = open_memory()
-    base = RetrievalConfig()
-    configs = {"default": base, "request at full weight": replace(base, long_turn_user_weight=1.0)}
     searchers = {name: Searcher(mem.db, mem.embedder, cfg, dimensions=mem.embedding_dimensions)
                  for name, cfg in configs.items()}
-    cwds = [f"{args.ns.rstrip('/')}/{h.name}" for h in build_coding_haystacks(FULL_HAYSTACKS, seed=11)]
+    cwds = [f"{ns.rstrip('/')}/{h.name}" for h in build_coding_haystacks(FULL_HAYSTACKS, seed=11)]
     lat: dict[str, list[float]] = {f"{m} {n}": [] for m in ("hybrid", "text") for n in searchers}
-    reweighed: list[int] = []
+    counts: list[int] = []
     warm = 20
-    for i in range(args.queries + warm):
+    for i in range(queries + warm):
         scope, q = Scope.directory(rng.choice(cwds)), rng.choice(QUERIES)
         for mode in ("hybrid", "text"):
             order = list(searchers.items()) if i % 2 == 0 else list(searchers.items())[::-1]
@@ -57,7 +52,21 @@ def main(argv: list[str] | None = None) -> int:
                 if i >= warm:
                     lat[f"{mode} {name}"].append((time.perf_counter() - t0) * 1000)
                     if mode == "hybrid" and name == "default":
-                        reweighed.append(int(res.strategy["text"].get("long_turns_reweighed", 0)))
+                        counts.append(int(res.strategy["text"].get(count_key, 0)))
+    return lat, counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ns", required=True, help="a namespace kept by `graphmem bench coding --keep`")
+    ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args(argv)
+    load_before = os.getloadavg()
+    mem = open_memory()
+    base = RetrievalConfig()
+    configs = {"default": base, "request at full weight": replace(base, long_turn_user_weight=1.0)}
+    lat, reweighed = time_side_by_side(mem, args.ns, configs, args.queries, "long_turns_reweighed")
     out: dict[str, object] = {
         "command": "python benchmarks/long_turns/request_weight_cost.py "
                    + " ".join(argv if argv is not None else sys.argv[1:]),
