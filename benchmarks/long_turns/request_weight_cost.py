@@ -1,6 +1,7 @@
-"""What reweighing long turns' short requests costs a search: ``Searcher.search`` with the default
-configuration (one more full-text statement when long turns are among the full-text candidates)
-against ``long_turn_user_weight`` 1.0 (no extra statement), interleaved query by query in one
+"""What reweighing long turns' short requests costs a search, long turns scored field by field
+(``join_long_turns`` off): ``Searcher.search`` with the default weight (one more full-text
+statement when long turns are among the full-text candidates) against ``long_turn_user_weight``
+1.0 (no extra statement), interleaved query by query in one
 process, on a namespace of long turns kept by ``graphmem bench coding --keep`` (replies of ~2,500
 characters), hybrid and text modes, turns only, directory scope, k = 10.
 
@@ -20,6 +21,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -56,8 +58,13 @@ def time_side_by_side(mem: GraphMemory, ns: str, configs: dict[str, RetrievalCon
     return lat, counts
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def compare(argv: list[str] | None, *, script: str, description: str, other: str,
+            configs: Callable[[RetrievalConfig], dict[str, RetrievalConfig]], count_key: str, count_label: str,
+            knobs: Callable[[RetrievalConfig], dict[str, object]]) -> int:
+    """The command line of a cost script: time ``configs(base)`` (its first entry is "default") side
+    by side, print p50/p95 and the p50 ratios default / ``other``, write them with the command,
+    commit, load average, ``knobs(base)`` and the mean ``count_key`` per hybrid search."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--ns", required=True, help="a namespace kept by `graphmem bench coding --keep`")
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--out", type=Path, default=None)
@@ -65,25 +72,33 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     mem = open_memory()
     base = RetrievalConfig()
-    configs = {"default": base, "request at full weight": replace(base, long_turn_user_weight=1.0)}
-    lat, reweighed = time_side_by_side(mem, args.ns, configs, args.queries, "long_turns_reweighed")
+    lat, counts = time_side_by_side(mem, args.ns, configs(base), args.queries, count_key)
     out: dict[str, object] = {
-        "command": "python benchmarks/long_turns/request_weight_cost.py "
-                   + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": f"python benchmarks/long_turns/{script} " + " ".join(argv if argv is not None else sys.argv[1:]),
         "commit": _git("rev-parse", "HEAD").strip(), "load average before": load_before,
-        "load average after": os.getloadavg(), "namespace": args.ns, "queries": args.queries,
-        "default long_turn_user_weight": base.long_turn_user_weight, "short_request_chars": base.short_request_chars,
-        "mean long turns reweighed per hybrid search": round(statistics.mean(reweighed), 1),
+        "load average after": os.getloadavg(), "namespace": args.ns, "queries": args.queries, **knobs(base),
+        f"mean {count_label} per hybrid search": round(statistics.mean(counts), 1),
     }
     report_latencies(lat, out)
     for mode in ("hybrid", "text"):
-        ratio = statistics.median(lat[f"{mode} default"]) / statistics.median(lat[f"{mode} request at full weight"])
-        out[f"{mode} p50 ratio default / full weight"] = round(ratio, 3)
-        print(f"{mode} p50 ratio default / full weight: {ratio:.3f}")
+        ratio = statistics.median(lat[f"{mode} default"]) / statistics.median(lat[f"{mode} {other}"])
+        out[f"{mode} p50 ratio default / {other}"] = round(ratio, 3)
+        print(f"{mode} p50 ratio default / {other}: {ratio:.3f}")
     if args.out:
         args.out.write_text(json.dumps(out, indent=2) + "\n")
     mem.close()
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return compare(
+        argv, script="request_weight_cost.py", description=(__doc__ or "").split("\n\n")[0], other="full weight",
+        configs=lambda b: {"default": replace(b, join_long_turns=False),
+                           "full weight": replace(b, join_long_turns=False, long_turn_user_weight=1.0)},
+        count_key="long_turns_reweighed", count_label="long turns reweighed",
+        knobs=lambda b: {"default long_turn_user_weight": b.long_turn_user_weight,
+                         "short_request_chars": b.short_request_chars},
+    )
 
 
 if __name__ == "__main__":
