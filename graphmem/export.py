@@ -8,7 +8,7 @@ The graph, in every format:
 
 * node keys are graphmem's own ids (``Session.id``, ``Turn.id``, ``ToolCall.id``, ``Summary.id``);
   a Directory, which has none, is ``Directory:<path>``;
-* node attributes are the Neo4j properties except ``embedding`` and ``turnText`` (a long turn's
+* node attributes are the Neo4j properties except ``embedding``, ``turnText`` and ``shortTurnText`` (a turn's
   request and reply joined, a copy for search), plus ``labels`` (the Neo4j labels joined by ``:``)
   and ``label`` (a short caption: ``Turn 3: first words``, ``Bash``,
   ``Summary L2``, ...), which Gephi and Cytoscape show on the node;

@@ -15,7 +15,7 @@ RETURN
   [n IN nodes | {
      ref: elementId(n),
      labels: labels(n),
-     properties: n {.*, embedding: null, turnText: null}
+     properties: n {.*, embedding: null, turnText: null, shortTurnText: null}
    }] AS nodes,
   COLLECT { MATCH (d:Directory)-[r:HAS_SESSION]->(s) RETURN {source: elementId(d), target: elementId(s), type: type(r), properties: properties(r)} }
   + COLLECT { MATCH (s)-[r:HAS_TURN]->(t:Turn) RETURN {source: elementId(s), target: elementId(t), type: type(r), properties: properties(r)} ORDER BY t.index }

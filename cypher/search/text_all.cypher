@@ -5,8 +5,9 @@
 // (with their session and, for turns, their length: the stored chars, else counted), when
 // $sessionFetch > 0 the BM25 scores of the scope's whole-session documents for $sessionQuery
 // (session_search index; the caller adds them, weighted, to those sessions' hits, except to long turns'),
-// and when $longFetch > 0 the long turns scored as one document (request and reply joined, the
-// long_turn_search index) for $longQuery: those turns then leave the memory_search hits.
+// and when $joinedFetch > 0 the turns scored as one document (request and reply joined, the
+// turn_search index) for $joinedQuery: long turns ($joinLong, turnText) and short ones ($joinShort,
+// shortTurnText, with their neighbours' contextText); those turns then leave the memory_search hits.
 CALL () {
   WITH 1 AS go WHERE $sessionFetch > 0
   CALL db.index.fulltext.queryNodes('session_search', $sessionQuery, {limit: $sessionFetch}) YIELD node, score
@@ -14,9 +15,10 @@ CALL () {
   RETURN collect({sessionId: node.id, score: score}) AS sessions
 }
 CALL () {
-  WITH 1 AS go WHERE $longFetch > 0
-  CALL db.index.fulltext.queryNodes('long_turn_search', $longQuery, {limit: $longFetch}) YIELD node, score
-  WITH node, score WHERE score > 0 AND node.turnText IS NOT NULL
+  WITH 1 AS go WHERE $joinedFetch > 0
+  CALL db.index.fulltext.queryNodes('turn_search', $joinedQuery, {limit: $joinedFetch}) YIELD node, score
+  WITH node, score WHERE score > 0
+    AND (($joinLong AND node.turnText IS NOT NULL) OR ($joinShort AND node.shortTurnText IS NOT NULL))
   RETURN collect({id: node.id, kind: 'turn', score: score, sessionId: node.sessionId, chars: node.chars,
                   joined: true}) AS joined
 }
@@ -25,7 +27,8 @@ WITH sessions, joined, collect({node: node, score: score}) AS raw
 RETURN size(raw) AS fetched, sessions, joined,
        [r IN raw WHERE r.score > 0
           AND ((r.node:Turn AND $includeTurns) OR (r.node:Summary AND r.node.level IN $levels))
-          AND NOT ($longFetch > 0 AND r.node.turnText IS NOT NULL)
+          AND NOT ($joinedFetch > 0 AND (($joinLong AND r.node.turnText IS NOT NULL)
+                                          OR ($joinShort AND r.node.shortTurnText IS NOT NULL)))
         | {id: r.node.id, kind: CASE WHEN r.node:Turn THEN 'turn' ELSE 'summary' END, score: r.score,
            sessionId: r.node.sessionId,
            chars: CASE WHEN r.node:Turn THEN coalesce(r.node.chars,

@@ -25,7 +25,7 @@ from ..activity import ForegroundSignal
 from ..config import Settings
 from ..db import Database, apply_schema, schema_status
 from ..db.connect import resolve_connection
-from ..embedding import Embedder, make_embedder
+from ..embedding import LONG_TURN_CHARS, Embedder, make_embedder
 from ..embedding.factory import embedder_settings
 from ..facts import Fact, FactInjection, ForgetResult, RememberResult
 from ..facts.model import ScopeLike as FactScopeLike
@@ -112,7 +112,7 @@ class AsyncGraphMemory:
     async def init_schema(self) -> int:
         """Apply the schema (idempotent) and return its version."""
         return await run_sync(apply_schema, self.db, dimensions=self.embedding_dimensions,
-                              model=self.embedding_model)
+                              model=self.embedding_model, long_turn_chars=LONG_TURN_CHARS)
 
     async def ensure_schema(self) -> None:
         """Apply the schema when the database has none (cheap check otherwise)."""

@@ -27,7 +27,7 @@ from .client import Database
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "SCHEMA_VERSION", "Migration", "apply_schema", "join_long_turns", "migrations", "recorded_embedding", "schema_status",
+    "SCHEMA_VERSION", "Migration", "apply_schema", "join_turns", "migrations", "recorded_embedding", "schema_status",
 ]
 
 
@@ -128,11 +128,10 @@ def check_embedding(recorded_model: str | None, recorded_dimensions: int | None,
         )
 
 
-def apply_schema(db: Database, *, dimensions: int, model: str, await_seconds: int = 300,
-                 long_turn_chars: int = 0) -> int:
-    """Create every constraint and index (idempotent) and record the version; return it. With
-    ``long_turn_chars`` > 0, embedded turns longer than that which have no joined text yet (written
-    before ``long_turn_search`` existed) get it (:func:`join_long_turns`).
+def apply_schema(db: Database, *, dimensions: int, model: str, long_turn_chars: int, await_seconds: int = 300) -> int:
+    """Create every constraint and index (idempotent) and record the version; return it. Embedded
+    turns that have no joined document yet (written before ``turn_search`` existed) get it
+    (:func:`join_turns`; ``long_turn_chars`` tells the long ones, 0 = none is).
 
     Raises :class:`EmbeddingMismatch` when the database was indexed with another model or
     dimension, and :class:`SchemaError` when it was built by a newer graphmem.
@@ -154,7 +153,7 @@ def apply_schema(db: Database, *, dimensions: int, model: str, await_seconds: in
         needed = cypher.params(m.name)
         args: dict[str, Any] = {"dimensions": dimensions} if "dimensions" in needed else {}
         db.write(m.name, **args)
-    join_long_turns(db, long_turn_chars)
+    join_turns(db, long_turn_chars)
     db.write("meta/set", key="schema", props={"version": SCHEMA_VERSION})
     if not emb:
         db.write("meta/set", key="embedding", props={"model": model, "dimensions": dimensions})
@@ -162,15 +161,15 @@ def apply_schema(db: Database, *, dimensions: int, model: str, await_seconds: in
     return SCHEMA_VERSION
 
 
-def join_long_turns(db: Database, long_turn_chars: int, *, batch: int = 5000) -> int:
-    """Give the embedded turns longer than ``long_turn_chars`` that have no joined document
-    (``turnText``, index ``long_turn_search``: stores embedded before it existed) one, in batches,
-    without embedding anything again; returns how many (0 when ``long_turn_chars`` is 0). The
-    embedding pass writes it for every turn it embeds."""
+def join_turns(db: Database, long_turn_chars: int, *, batch: int = 5000) -> int:
+    """Give the embedded turns that have no joined document (request and reply as one, index
+    ``turn_search``: ``turnText`` for a turn longer than ``long_turn_chars``, 0 = none is,
+    ``shortTurnText`` for any other; stores embedded before it existed) one, in batches, without
+    embedding anything again; returns how many. The embedding pass writes it for every turn it
+    embeds."""
     done = 0
-    while long_turn_chars > 0:
-        n = int(db.write("embeddings/join_long_turns", longTurnChars=long_turn_chars, batch=batch)[0]["joined"])
+    while True:
+        n = int(db.write("embeddings/join_turns", longTurnChars=long_turn_chars, batch=batch)[0]["joined"])
         done += n
         if n < batch:
-            break
-    return done
+            return done

@@ -8,7 +8,7 @@ echoes it. So a long turn is scored on its own words, as one document:
 
 * it takes no whole-session prior (:func:`session_prior_share`);
 * the embedding pass writes its request and reply joined (``turnText``) into the
-  ``long_turn_search`` index, and with ``join_long_turns`` the full-text side scores it there
+  ``turn_search`` index, and with ``join_long_turns`` the full-text side scores it there
   (BM25 over the whole turn, one length norm) instead of field by field. A request of at least
   ``short_request_chars`` (one that tells something: a decision, a preference, a fact) adds its own
   field's score ``long_request_weight`` times (:func:`reweigh_long_turns`), read with one more
@@ -17,7 +17,10 @@ echoes it. So a long turn is scored on its own words, as one document:
   field-by-field score, its short request counting ``long_turn_user_weight`` times and combined
   with its reply by ``long_turn_field_tie`` (:func:`combine_fields`; 1 = the plain sum).
 
-Short turns (chat messages) keep their scores exactly. On the dense side, a long turn's share of
+A short turn (a chat message) is joined too (``shortTurnText``, a field of its own in the same
+index, so each length class keeps its own statistics) and, with ``join_short_turns``, scored there
+with its neighbours' ``contextText`` and the session prior, as in ``memory_search`` but over one
+document. On the dense side, a long turn's share of
 the fusion can be scaled by ``long_turn_vector_weight`` (:func:`vector_shares`; 1 = as short turns).
 """
 
@@ -33,13 +36,17 @@ from .models import RetrievalConfig
 from .scopes import Scope
 
 __all__ = [
-    "JOINED_FIELD", "combine_fields", "is_long", "joined_query", "reweigh_long_turns", "session_prior_share",
+    "JOINED_FIELD", "SHORT_JOINED_FIELD", "combine_fields", "is_long", "joined_counts", "joined_fields", "joined_params",
+    "joined_query", "reweigh_long_turns", "session_prior_share",
     "vector_shares",
 ]
 
 USER_FIELD = "userMessage"
 JOINED_FIELD = "turnText"
-"""A long turn's request and reply as one document (index ``long_turn_search``)."""
+"""A long turn's request and reply as one document (index ``turn_search``)."""
+SHORT_JOINED_FIELD = "shortTurnText"
+"""A short turn's request and reply as one document (index ``turn_search``)."""
+CONTEXT_FIELD = "contextText"
 
 
 def is_long(chars: int | None, long_turn_chars: int) -> bool:
@@ -60,13 +67,46 @@ def vector_shares(cands: Sequence[Candidate], cfg: RetrievalConfig) -> dict[str,
     return {c.id: cfg.long_turn_vector_weight for c in cands if is_long(c.chars, cfg.long_turn_chars)}
 
 
-def joined_query(cfg: RetrievalConfig, query: str, scope: Scope, *, turns: bool) -> str | None:
-    """The Lucene query over joined long turns (``None``: not asked, the search leaves turns out,
-    or the query has no word)."""
-    if not (cfg.join_long_turns and cfg.long_turn_chars > 0 and turns):
+def joined_fields(cfg: RetrievalConfig, fields: Mapping[str, float]) -> dict[str, float]:
+    """The ``turn_search`` fields a search asks and their boosts (empty: no turn is scored joined):
+    joined long turns with ``join_long_turns``; joined short turns with ``join_short_turns``, with
+    their neighbours' context at its weight in ``fields`` (the search's ``memory_search`` fields,
+    empty of turn fields when it leaves turns out)."""
+    if not any(fields.get(f, 0.0) > 0 for f in (USER_FIELD, "assistantMessage")):
+        return {}
+    out: dict[str, float] = {}
+    if cfg.join_long_turns and cfg.long_turn_chars > 0:
+        out[JOINED_FIELD] = 1.0
+    if cfg.join_short_turns:
+        out[SHORT_JOINED_FIELD] = 1.0
+        if fields.get(CONTEXT_FIELD, 0.0) > 0:
+            out[CONTEXT_FIELD] = fields[CONTEXT_FIELD]
+    return out
+
+
+def joined_query(cfg: RetrievalConfig, query: str, scope: Scope, asked: Mapping[str, float]) -> str | None:
+    """The Lucene query over the joined turns' ``asked`` fields (:func:`joined_fields`; ``None``:
+    none is asked, or the query has no word)."""
+    if not asked:
         return None
-    return build_query(query, fields={JOINED_FIELD: 1.0}, scope_field=scope.property, scope_value=scope.value,
+    return build_query(query, fields=asked, scope_field=scope.property, scope_value=scope.value,
                        drop_stopwords=cfg.drop_query_stopwords)
+
+
+def joined_params(cfg: RetrievalConfig, query: str, scope: Scope, fields: Mapping[str, float],
+                  fallback: str) -> tuple[bool, dict[str, Any]]:
+    """Whether the full-text statement asks ``turn_search``, and its parameters for it: the query
+    (``fallback``, a valid query, when none is asked) and which length classes it scores joined."""
+    asked = joined_fields(cfg, fields)
+    lucene = joined_query(cfg, query, scope, asked)
+    return lucene is not None, {"joinedQuery": lucene or fallback, "joinLong": JOINED_FIELD in asked,
+                                "joinShort": SHORT_JOINED_FIELD in asked}
+
+
+def joined_counts(joined: Sequence[Mapping[str, Any]], cfg: RetrievalConfig) -> dict[str, int]:
+    """How many of the ``joined`` hits are long turns and how many short ones (for the run's report)."""
+    n_long = sum(1 for h in joined if is_long(h.get("chars"), cfg.long_turn_chars))
+    return {"long_turns_joined": n_long, "short_turns_joined": len(joined) - n_long}
 
 
 def combine_fields(total: float, request: float, weight: float, tie: float) -> float:
@@ -87,7 +127,7 @@ def reweigh_long_turns(
     fetch: int,
 ) -> dict[str, float]:
     """For the long turns among full-text ``hits``: how much to add to each one's score (negative
-    when it goes down). A joined hit (``joined`` set: scored as one document) whose request is at
+    when it goes down). A joined long hit (``joined`` set: scored as one document) whose request is at
     least ``cfg.short_request_chars`` long gains ``cfg.long_request_weight`` times that request's
     own score; a long hit scored field by field whose request is shorter counts that request
     ``cfg.long_turn_user_weight`` times and combines it with its reply by ``cfg.long_turn_field_tie``
@@ -103,7 +143,7 @@ def reweigh_long_turns(
         if h["kind"] != "turn":
             continue
         if h.get("joined"):
-            if cfg.long_request_weight != 0.0:
+            if cfg.long_request_weight != 0.0 and is_long(h.get("chars"), cfg.long_turn_chars):
                 wanted[h["id"]] = (float(h["score"]), True)
         elif split and is_long(h.get("chars"), cfg.long_turn_chars):
             wanted[h["id"]] = (float(h["score"]), False)

@@ -219,7 +219,7 @@ class RetrievalConfig:
     section 8)."""
     join_long_turns: bool = True
     """Score a long turn the embedding pass has joined (``turnText``: its request and reply as one
-    document, index ``long_turn_search``) as that one document, not field by field
+    document, index ``turn_search``) as that one document, not field by field
     (``retrieval.longturns``): BM25 over the whole turn with one length norm, as plain BM25 reads a
     turn. Field by field, a short message the user told drowned under a reply that echoes it, and a
     bare question that repeats the query's words outscored the reply that answers it. Against field
@@ -232,6 +232,11 @@ class RetrievalConfig:
     tells something) adds its request field's own score this many times: that field is normalised by
     the request's length alone, so what the user told weighs more than the reply around it (0 = the
     joined document alone; 0.5 measured level with 1, 0 lower)."""
+    join_short_turns: bool = True
+    """Score a short turn the embedding pass has joined (``shortTurnText``, index ``turn_search``) as
+    one document too: BM25 over its request and reply with one length norm, plus its neighbours'
+    ``contextText`` at that field's weight, in one query (False: field by field in ``memory_search``).
+    Short and long turns are two fields of the index, so each keeps its own length statistics."""
     drop_query_stopwords: bool = True
     """Drop question words and filler from the full-text query (never every term)."""
     exact_scan_max: int = 2000

@@ -50,7 +50,7 @@ from ..models import reference_time
 from .fusion import combsum, rrf
 from .graph import fact_seeds, graph_candidates
 from .hits import Candidate, SearchRun, hydrate, ms_since, query_embedding
-from .longturns import joined_query, reweigh_long_turns, session_prior_share, vector_shares
+from .longturns import joined_counts, joined_params, reweigh_long_turns, session_prior_share, vector_shares
 from .lucene import build_query, fields_for, query_terms
 from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
 from .queryparts import merge_parts, parts_apply, split_parts
@@ -419,11 +419,11 @@ class Searcher:
                 query, fields={"sessionText": 1.0}, scope_field=SESSION_DOC_SCOPE_FIELD[scope.kind],
                 scope_value=scope.value, drop_stopwords=cfg.drop_query_stopwords,
             )
-        long_query = joined_query(cfg, query, scope, turns=0 in levels)
+        ask_joined, joined_args = joined_params(cfg, query, scope, fields, lucene)
         params: dict[str, Any] = {
             "query": lucene, "limit": depth, "includeTurns": 0 in levels, "levels": [x for x in levels if x >= 1],
             "sessionQuery": session_query or lucene, "sessionFetch": cfg.session_depth if session_query else 0,
-            "longQuery": long_query or lucene,
+            **joined_args,
         }
         if scope.value is not None:
             params["value"] = scope.value
@@ -432,7 +432,7 @@ class Searcher:
         while True:
             rounds += 1
             rows = self.db.read(f"search/text_{scope.file_kind}", **params, fetch=fetch,
-                                longFetch=fetch if long_query else 0)
+                                joinedFetch=fetch if ask_joined else 0)
             fetched = int(rows[0]["fetched"]) if rows else 0
             hits = list(rows[0]["hits"]) if rows else []
             joined = list(rows[0]["joined"]) if rows else []
@@ -443,7 +443,7 @@ class Searcher:
         sessions = {r["sessionId"]: float(r["score"]) for r in (rows[0]["sessions"] if rows else [])}
         shift = reweigh_long_turns(self.db, cfg, query, scope, fields, hits, fetch)
         info.update({"strategy": "lucene", "fetch": fetch, "rounds": rounds, "candidates": len(hits),
-                     "sessions": len(sessions), "long_turns_joined": len(joined), "long_turns_reweighed": len(shift)})
+                     "sessions": len(sessions), "long_turns_reweighed": len(shift), **joined_counts(joined, cfg)})
         run.timings[label] = ms_since(t0)
         cands = [
             Candidate(h["id"], h["kind"], float(h["score"]) + shift.get(h["id"], 0.0)
@@ -451,7 +451,7 @@ class Searcher:
                       * session_prior_share(h.get("chars"), cfg.long_turn_chars))
             for h in hits
         ]
-        if sessions or shift or joined:  # the prior, the reweighing and the joined long turns reorder the page
+        if sessions or shift or joined:  # the prior, the reweighing and the joined turns reorder the page
             cands.sort(key=lambda c: -c.score)  # (stable: BM25 order breaks ties)
         return cands[:depth]
 

@@ -154,8 +154,9 @@ def test_bench_commands_smoke(database: Database, embedder: LocalEmbedder, tmp_p
     res = run_retrieval_bench(mem, sizes=(100,), queries=6, context_calls=2, context_warmup=2, log=lambda m: None)
     assert any("hybrid k=10" in k for k in res.figures)
     side = [k for k in res.figures if "side by side" in k]
-    for recipe in ("current recipe", "previous recipe (no graph source, long_turn_chars=0)",
-                   "current recipe without the graph source", "current recipe without fact seeds"):
+    for recipe in ("current recipe", "previous recipe (no graph source, long_turn_chars=0, short turns field by field)",
+                   "current recipe without the graph source", "current recipe without fact seeds",
+                   "current recipe with short turns field by field"):
         assert any(k.endswith(f"all scopes, side by side: {recipe}") for k in side), side
     assert any(k.endswith("build_context end to end, side by side: current recipe without the graph source")
                for k in side), side

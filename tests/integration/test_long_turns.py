@@ -1,8 +1,8 @@
 """Long turns (a coding assistant's replies of thousands of characters) are retrieved on their own
 words: no neighbour text in ``contextText``, their own vector as ``ctxEmbedding``, no whole-session
 prior, a smaller share for their vector in the fusion, and a full-text score over request and reply
-joined (``turnText``). Short turns keep all of them. ``long_turn_chars=0`` restores the neighbours
-for every turn."""
+joined (``turnText``). Short turns keep all of them, and are joined too (``shortTurnText``, a field of
+their own). ``long_turn_chars=0`` restores the neighbours for every turn."""
 
 from __future__ import annotations
 
@@ -52,7 +52,9 @@ def test_a_long_turn_gets_no_neighbour_context(mem: GraphMemory, database: Datab
     rows = _rows(database, sid)
     assert rows[1]["contextText"] == ""
     assert rows[1]["turnText"] == "why did the migration test fail?\nThe migration test failed. " + FILLER * 8
-    assert rows[0]["turnText"] is None and rows[2]["turnText"] is None  # short turns are not joined
+    assert rows[0]["turnText"] is None and rows[2]["turnText"] is None  # short turns are joined apart
+    assert rows[0]["shortTurnText"] == "we ship the zanzibar release tomorrow\nnoted, zanzibar ships tomorrow"
+    assert rows[1]["shortTurnText"] is None
     assert np.allclose(np.array(rows[1]["ctxEmbedding"]), np.array(rows[1]["embedding"]), atol=1e-5)
     # the short turns around it still hold their neighbours' words and vectors, the long one's included
     assert "migration test failed" in str(rows[0]["contextText"])
@@ -71,6 +73,7 @@ def test_long_turn_chars_zero_gives_every_turn_its_neighbours(mem: GraphMemory, 
     rows = _rows(database, sid)
     assert "zanzibar" in str(rows[1]["contextText"])
     assert rows[1]["turnText"] is None  # no turn is long
+    assert rows[1]["shortTurnText"] == "why did the migration test fail?\nThe migration test failed. " + FILLER * 8
     assert not np.allclose(np.array(rows[1]["ctxEmbedding"]), np.array(rows[1]["embedding"]), atol=1e-3)
     mem.await_text_index()
     found = mem.search("zanzibar", scope=Scope.directory(cwd), levels=(0,), k=5, mode="text")
@@ -79,17 +82,19 @@ def test_long_turn_chars_zero_gives_every_turn_its_neighbours(mem: GraphMemory, 
 
 def test_long_turns_embedded_before_the_joined_documents_get_theirs(mem: GraphMemory, database: Database,
                                                                     namespace: str) -> None:
-    """Applying the schema gives the embedded long turns that have no joined text theirs, without
-    embedding them again; short turns get none."""
+    """Applying the schema gives the embedded turns that have no joined text theirs, without
+    embedding them again: a long turn in ``turnText``, a short one in ``shortTurnText``."""
     cwd = namespace + "/app"
     sid, _ = _session(mem, cwd)
     mem.embed_pending()
     support_db(database).write("testing/forget_turn_text", sessionId=sid)
-    assert [r["turnText"] for r in _rows(database, sid)] == [None, None, None]
+    assert [(r["turnText"], r["shortTurnText"]) for r in _rows(database, sid)] == [(None, None)] * 3
     mem.init_schema()
     rows = _rows(database, sid)
     assert rows[1]["turnText"] == "why did the migration test fail?\nThe migration test failed. " + FILLER * 8
-    assert rows[0]["turnText"] is None and rows[2]["turnText"] is None
+    assert rows[0]["turnText"] is None and rows[2]["turnText"] is None and rows[1]["shortTurnText"] is None
+    assert [rows[0]["shortTurnText"], rows[2]["shortTurnText"]] == [
+        "we ship the zanzibar release tomorrow\nnoted, zanzibar ships tomorrow", "ok, thanks\nyou are welcome"]
     assert mem.embed_pending().turns == 0  # nothing was embedded again
     mem.await_text_index()
     found = mem.search("migration test failed", scope=Scope.directory(cwd), levels=(0,), k=5, mode="text")
@@ -231,3 +236,37 @@ def test_a_long_turns_vector_share_follows_its_weight(mem: GraphMemory, namespac
     assert default[ids[1]] - none[ids[1]] == pytest.approx(share * vector_weight, abs=1e-5)
     for short in (ids[0], ids[2]):
         assert none.get(short) == pytest.approx(full.get(short), abs=1e-5)
+
+
+def test_a_short_turn_is_scored_as_one_document_with_its_neighbours(mem: GraphMemory, database: Database,
+                                                                       namespace: str) -> None:
+    """A joined short turn (``shortTurnText``) is scored over its request and reply as one document,
+    plus its neighbours' context, in the same query (``join_short_turns``); off, field by field in
+    ``memory_search``. A short turn not joined yet is still found, field by field."""
+    cwd = namespace + "/app"
+    sid, ids = _session(mem, cwd)
+    mem.embed_pending()
+    mem.await_text_index()
+    scope = Scope.directory(cwd)
+
+    def search(query: str, **knobs: object) -> tuple[dict[str, float], dict[str, object]]:
+        mem.searcher(replace(RetrievalConfig(), time_boost=0.0, session_weight=0.0, **knobs))  # type: ignore[arg-type]
+        res = mem.search(query, scope=scope, levels=(0,), k=5, mode="text")
+        assert len(res.hits) == len({h.id for h in res.hits})  # one candidate per turn
+        return {h.id: h.score for h in res.hits}, res.strategy["text"]
+
+    assert RetrievalConfig().join_short_turns
+    joined, info = search("zanzibar ships")
+    fields, off = search("zanzibar ships", join_short_turns=False)
+    assert info["short_turns_joined"] == 2 and off["short_turns_joined"] == 0
+    # the first turn names zanzibar in its request and its reply: one document scores it otherwise
+    assert joined[ids[0]] != pytest.approx(fields[ids[0]], abs=1e-5)
+    # the third turn holds zanzibar only in its neighbours' context: found through that field
+    assert ids[2] in joined and joined[ids[2]] < joined[ids[0]]
+    no_context, _ = search("zanzibar ships", field_weights={"userMessage": 1.0, "assistantMessage": 1.0})
+    assert ids[2] not in no_context and ids[0] in no_context
+    # a short turn the embedding pass has not joined yet is still found, field by field
+    support_db(database).write("testing/forget_turn_text", sessionId=sid)
+    mem.await_text_index()
+    late, info = search("zanzibar ships")
+    assert info["short_turns_joined"] == 0 and ids[0] in late

@@ -196,6 +196,8 @@ def sweep_haystack_runs() -> list[HaystackRun]:
         HaystackRun("hybrid: long turns get context and session prior too", "hybrid", replace(best, long_turn_chars=0)),
         HaystackRun("hybrid: long turns scored field by field (not joined)", "hybrid",
                     replace(best, join_long_turns=False)),
+        HaystackRun("hybrid: short turns scored field by field (not joined)", "hybrid",
+                    replace(best, join_short_turns=False)),
         HaystackRun("hybrid: joined long turns' long request weight 0.5", "hybrid", replace(best, long_request_weight=0.5)),
         HaystackRun("hybrid: joined long turns alone (long request weight 0)", "hybrid",
                     replace(best, long_request_weight=0.0)),

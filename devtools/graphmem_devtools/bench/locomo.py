@@ -436,4 +436,6 @@ def sweep_runs() -> list[LocomoRun]:
         LocomoRun("hybrid: no context field", "hybrid", replace(best, field_weights=no_ctx)),
         LocomoRun("hybrid: no context field nor session prior", "hybrid",
                   replace(best, field_weights=no_ctx, session_weight=0.0)),
+        LocomoRun("hybrid: short turns scored field by field (not joined)", "hybrid",
+                  replace(best, join_short_turns=False)),
     ]

@@ -84,7 +84,8 @@ def compose_two_event_questions(haystacks: list[Haystack], *, rounds: int = 3, s
 
 def two_events_runs(sweep: bool = False) -> list[HaystackRun]:
     """graphmem's three modes, each paired with query splitting off; with ``sweep`` also fewer
-    of each event's hits in turn (``part_rounds``), the graph source off and the time windows off."""
+    of each event's hits in turn (``part_rounds``), the graph source off, the time windows off and short
+    turns scored field by field."""
     best = RetrievalConfig()
     off = replace(best, query_parts=False)
     runs = [*default_haystack_runs(best), HaystackRun("hybrid: no query parts", "hybrid", off),
@@ -94,7 +95,9 @@ def two_events_runs(sweep: bool = False) -> list[HaystackRun]:
                  for n in (1, 3) if n != best.part_rounds]
         runs.append(HaystackRun("hybrid: every hit of each event in turn", "hybrid", replace(best, part_rounds=0)))
         runs += [HaystackRun("hybrid: no graph source", "hybrid", replace(best, graph_weight=0.0)),
-                 HaystackRun("hybrid: no time window", "hybrid", replace(best, time_boost=0.0, event_boost=0.0))]
+                 HaystackRun("hybrid: no time window", "hybrid", replace(best, time_boost=0.0, event_boost=0.0)),
+                 HaystackRun("hybrid: short turns scored field by field (not joined)", "hybrid",
+                             replace(best, join_short_turns=False))]
     return runs
 
 

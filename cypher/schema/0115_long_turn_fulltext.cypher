@@ -1,1 +1,0 @@
-CREATE FULLTEXT INDEX long_turn_search IF NOT EXISTS FOR (t:Turn) ON EACH [t.turnText, t.sessionId, t.cwd, t.projectPath] OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: true}}

@@ -1,0 +1,1 @@
+DROP INDEX long_turn_search IF EXISTS

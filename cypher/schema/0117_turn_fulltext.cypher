@@ -1,0 +1,1 @@
+CREATE FULLTEXT INDEX turn_search IF NOT EXISTS FOR (t:Turn) ON EACH [t.turnText, t.shortTurnText, t.contextText, t.sessionId, t.cwd, t.projectPath] OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: true}}
