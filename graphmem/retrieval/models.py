@@ -236,7 +236,11 @@ class RetrievalConfig:
     """Score a short turn the embedding pass has joined (``shortTurnText``, index ``turn_search``) as
     one document too: BM25 over its request and reply with one length norm, plus its neighbours'
     ``contextText`` at that field's weight, in one query (False: field by field in ``memory_search``).
-    Short and long turns are two fields of the index, so each keeps its own length statistics."""
+    Short and long turns are two fields of the index, so each keeps its own length statistics, apart
+    from the long turns' too. Against field by field, in one run per load: +51 / −19 questions at 5
+    on the LoCoMo haystacks in a store that also holds long turns (+20 / −10 on a server of chat
+    turns only), +25 / −11 on the mixed load, LoCoMo R@10 78.3 against 76.0 there (level on a
+    fresh server); long turns unchanged (``benchmarks/long_turns/FINDINGS.md``, section 10)."""
     drop_query_stopwords: bool = True
     """Drop question words and filler from the full-text query (never every term)."""
     exact_scan_max: int = 2000
