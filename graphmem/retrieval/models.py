@@ -289,11 +289,12 @@ class RetrievalConfig:
     """Search a question that compares two events ("how many days between the day I A and the day I
     B", "which came first, A or B") once more per event, and interleave the three rankings
     (``retrieval.queryparts``; not when the query names a calendar or relative time window)."""
-    part_rounds: int = 2
+    part_rounds: int = 0
     """How many hits of each event's search are interleaved with the whole question's before the
-    rest of the whole question's ranking (0 = all of them, in turn): the whole question's ranking
-    often holds the evidence already, an event's search alone strays when the question leaves out
-    part of the event ("between adopting Toby and Buddy")."""
+    rest of the whole question's ranking (0 = all of them, in turn). All of them: on the two-event
+    questions of ``graphmem bench two-events`` it beat 2 (the first value) at 10 in two sweeps,
+    +18 / −6 and +22 / −5 questions, both halves, and tied at 5 (the first five places are the
+    same); 1 and 3 were no better (``benchmarks/long_turns/FINDINGS.md``, section 10)."""
     anchor_to_last_turn: bool = True
     """When a search is given no ``now`` and its scope's last turn is older than the start of the
     window the query names (an imported archive, a memory left idle), read the window as if asked

@@ -6,9 +6,9 @@ the turn that tells each event. One search of the whole question ranks the turns
 event together, and the better-matched event often fills the top of the list alone. So the search
 also runs once per event (:func:`parse_query_parts` finds them), beside the whole question's, and
 the hits take the whole question's first hit, each event's first, the whole question's second,
-each event's second, then the rest of the whole question's ranking (:func:`interleave`,
-``RetrievalConfig.part_rounds``): the best turn of each event reaches the top three, and the whole
-question's ranking, which often holds the evidence already, keeps the rest.
+each event's second, and so on (:func:`interleave`; ``RetrievalConfig.part_rounds`` can stop the
+rounds early and let the rest of the whole question's ranking follow): the best turn of each event
+reaches the top three.
 
 Forms read, in English and French:
 

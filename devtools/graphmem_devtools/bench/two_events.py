@@ -92,8 +92,9 @@ def two_events_runs(sweep: bool = False) -> list[HaystackRun]:
             HaystackRun("text: no query parts", "text", off)]
     if sweep:
         runs += [HaystackRun(f"hybrid: each event's first {n} in turn", "hybrid", replace(best, part_rounds=n))
-                 for n in (1, 3) if n != best.part_rounds]
-        runs.append(HaystackRun("hybrid: every hit of each event in turn", "hybrid", replace(best, part_rounds=0)))
+                 for n in (1, 2, 3) if n != best.part_rounds]
+        if best.part_rounds != 0:
+            runs.append(HaystackRun("hybrid: every hit of each event in turn", "hybrid", replace(best, part_rounds=0)))
         runs += [HaystackRun("hybrid: no graph source", "hybrid", replace(best, graph_weight=0.0)),
                  HaystackRun("hybrid: no time window", "hybrid", replace(best, time_boost=0.0, event_boost=0.0)),
                  HaystackRun("hybrid: short turns scored field by field (not joined)", "hybrid",
