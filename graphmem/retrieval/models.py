@@ -293,8 +293,8 @@ class RetrievalConfig:
     """How many hits of each event's search are interleaved with the whole question's before the
     rest of the whole question's ranking (0 = all of them, in turn). All of them: on the two-event
     questions of ``graphmem bench two-events`` it beat 2 (the first value) at 10 in two sweeps,
-    +18 / −6 and +22 / −5 questions, both halves, and tied at 5 (the first five places are the
-    same); 1 and 3 were no better (``benchmarks/long_turns/FINDINGS.md``, section 10)."""
+    +18 / −6 and +22 / −5 questions, both halves, and was level at 5 (+3 / −1, +2 / −0); 1 and 3
+    were no better (``benchmarks/long_turns/FINDINGS.md``, section 10)."""
     anchor_to_last_turn: bool = True
     """When a search is given no ``now`` and its scope's last turn is older than the start of the
     window the query names (an imported archive, a memory left idle), read the window as if asked
