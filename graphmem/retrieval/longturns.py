@@ -37,7 +37,7 @@ from .scopes import Scope
 
 __all__ = [
     "JOINED_FIELD", "SHORT_JOINED_FIELD", "combine_fields", "is_long", "joined_counts", "joined_fields", "joined_params",
-    "joined_query", "reweigh_long_turns", "session_prior_share",
+    "reweigh_long_turns", "session_prior_share",
     "vector_shares",
 ]
 
@@ -84,21 +84,14 @@ def joined_fields(cfg: RetrievalConfig, fields: Mapping[str, float]) -> dict[str
     return out
 
 
-def joined_query(cfg: RetrievalConfig, query: str, scope: Scope, asked: Mapping[str, float]) -> str | None:
-    """The Lucene query over the joined turns' ``asked`` fields (:func:`joined_fields`; ``None``:
-    none is asked, or the query has no word)."""
-    if not asked:
-        return None
-    return build_query(query, fields=asked, scope_field=scope.property, scope_value=scope.value,
-                       drop_stopwords=cfg.drop_query_stopwords)
-
-
 def joined_params(cfg: RetrievalConfig, query: str, scope: Scope, fields: Mapping[str, float],
                   fallback: str) -> tuple[bool, dict[str, Any]]:
-    """Whether the full-text statement asks ``turn_search``, and its parameters for it: the query
-    (``fallback``, a valid query, when none is asked) and which length classes it scores joined."""
+    """Whether the full-text statement asks ``turn_search``, and its parameters for it: the Lucene
+    query over the :func:`joined_fields` (``fallback``, a valid query, when none is asked or the
+    query has no word) and which length classes it scores joined."""
     asked = joined_fields(cfg, fields)
-    lucene = joined_query(cfg, query, scope, asked)
+    lucene = build_query(query, fields=asked, scope_field=scope.property, scope_value=scope.value,
+                         drop_stopwords=cfg.drop_query_stopwords) if asked else None
     return lucene is not None, {"joinedQuery": lucene or fallback, "joinLong": JOINED_FIELD in asked,
                                 "joinShort": SHORT_JOINED_FIELD in asked}
 
