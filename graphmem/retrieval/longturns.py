@@ -20,7 +20,8 @@ echoes it. So a long turn is scored on its own words, as one document:
 A short turn (a chat message) is joined too (``shortTurnText``, a field of its own in the same
 index, so each length class keeps its own statistics) and, with ``join_short_turns``, scored there
 with its neighbours' ``contextText`` and the session prior, as in ``memory_search`` but over one
-document. On the dense side, a long turn's share of
+document. That context adds at most ``context_cap`` times its weight times the neighbours' own
+scores (:func:`cap_context`): a turn next to the one that says it ranks below it. On the dense side, a long turn's share of
 the fusion can be scaled by ``long_turn_vector_weight`` (:func:`vector_shares`; 1 = as short turns).
 """
 
@@ -30,13 +31,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..db import Database
+from ..embedding.pending import NEIGHBOUR_WINDOW
 from .hits import Candidate
 from .lucene import build_query
 from .models import RetrievalConfig
 from .scopes import Scope
 
 __all__ = [
-    "JOINED_FIELD", "SHORT_JOINED_FIELD", "combine_fields", "is_long", "joined_counts", "joined_fields", "joined_params",
+    "JOINED_FIELD", "SHORT_JOINED_FIELD", "cap_context", "combine_fields", "is_long", "joined_counts", "joined_fields", "joined_params",
     "reweigh_long_turns", "session_prior_share",
     "vector_shares",
 ]
@@ -159,4 +161,43 @@ def reweigh_long_turns(
             shift = combine_fields(total, request, cfg.long_turn_user_weight, cfg.long_turn_field_tie) - total
         if shift:
             out[r["id"]] = shift
+    return out
+
+
+def cap_context(
+    db: Database,
+    cfg: RetrievalConfig,
+    query: str,
+    scope: Scope,
+    fields: Mapping[str, float],
+    joined: Sequence[Mapping[str, Any]],
+    fetch: int,
+    *,
+    window: int = NEIGHBOUR_WINDOW,
+) -> dict[str, float]:
+    """For the short turns among the ``joined`` hits (scored with their neighbours' ``contextText``):
+    how much to take off each one's score so that the context adds at most ``cfg.context_cap`` times
+    its weight in ``fields`` times the sum of its neighbours' own scores (turns within ``window``, read with
+    one more query over the turns' own text alone). BM25 normalises a context by its length, so the
+    short context of a session's first or last turn can outscore the neighbour it was copied from;
+    capped, a turn next to the one that says it ranks below it. Empty (and no round trip) when the
+    cap is off, the context is not queried or no hit is a short turn."""
+    weight = joined_fields(cfg, fields).get(CONTEXT_FIELD, 0.0)
+    if cfg.context_cap is None or weight <= 0:
+        return {}
+    totals = {h["id"]: float(h["score"]) for h in joined if not is_long(h.get("chars"), cfg.long_turn_chars)}
+    if not totals:
+        return {}
+    own_fields = {JOINED_FIELD: 1.0, SHORT_JOINED_FIELD: 1.0}
+    lucene = build_query(query, fields=own_fields, scope_field=scope.property, scope_value=scope.value,
+                         drop_stopwords=cfg.drop_query_stopwords)
+    if lucene is None:
+        return {}
+    rows = db.read("search/context_sources", query=lucene, ids=sorted(totals), fetch=fetch, window=window)
+    out: dict[str, float] = {}
+    for r in rows:
+        context = totals[r["id"]] - float(r["own"])
+        cap = cfg.context_cap * weight * float(r["neighbours"])
+        if context > cap:
+            out[r["id"]] = cap - context
     return out

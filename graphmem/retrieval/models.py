@@ -241,6 +241,11 @@ class RetrievalConfig:
     on the LoCoMo haystacks in a store that also holds long turns (+20 / −10 on a server of chat
     turns only), +25 / −11 on the mixed load, LoCoMo R@10 78.3 against 76.0 there (level on a
     fresh server); long turns unchanged (``benchmarks/long_turns/FINDINGS.md``, section 10)."""
+    context_cap: float | None = 1.0
+    """A joined short turn's neighbours' ``contextText`` adds at most this many times its field
+    weight times the sum of those neighbours' own full-text scores (None = no cap;
+    ``retrieval.longturns``). BM25 normalises a context by its length, so the short context of a
+    session's first or last turn could outscore the very turn it was copied from."""
     drop_query_stopwords: bool = True
     """Drop question words and filler from the full-text query (never every term)."""
     exact_scan_max: int = 2000

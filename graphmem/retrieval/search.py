@@ -50,7 +50,7 @@ from ..models import reference_time
 from .fusion import combsum, rrf
 from .graph import fact_seeds, graph_candidates
 from .hits import Candidate, SearchRun, hydrate, ms_since, query_embedding
-from .longturns import joined_counts, joined_params, reweigh_long_turns, session_prior_share, vector_shares
+from .longturns import cap_context, joined_counts, joined_params, reweigh_long_turns, session_prior_share, vector_shares
 from .lucene import build_query, fields_for, query_terms
 from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
 from .queryparts import merge_parts, parts_apply, split_parts
@@ -442,8 +442,11 @@ class Searcher:
         hits += joined
         sessions = {r["sessionId"]: float(r["score"]) for r in (rows[0]["sessions"] if rows else [])}
         shift = reweigh_long_turns(self.db, cfg, query, scope, fields, hits, fetch)
+        capped = cap_context(self.db, cfg, query, scope, fields, joined, fetch)
         info.update({"strategy": "lucene", "fetch": fetch, "rounds": rounds, "candidates": len(hits),
-                     "sessions": len(sessions), "long_turns_reweighed": len(shift), **joined_counts(joined, cfg)})
+                     "sessions": len(sessions), "long_turns_reweighed": len(shift),
+                     "contexts_capped": len(capped), **joined_counts(joined, cfg)})
+        shift.update(capped)
         run.timings[label] = ms_since(t0)
         cands = [
             Candidate(h["id"], h["kind"], float(h["score"]) + shift.get(h["id"], 0.0)

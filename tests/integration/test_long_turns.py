@@ -270,3 +270,35 @@ def test_a_short_turn_is_scored_as_one_document_with_its_neighbours(mem: GraphMe
     mem.await_text_index()
     late, info = search("zanzibar ships")
     assert info["short_turns_joined"] == 0 and ids[0] in late
+
+
+def test_a_turn_ranks_above_the_neighbour_whose_context_copies_it(mem: GraphMemory, namespace: str) -> None:
+    """A short turn's neighbours' context adds at most its field weight times those neighbours' own
+    scores (``context_cap``): the turn after the one that answers ranks below it, but is still found."""
+    cwd = namespace + "/shop"
+    s = mem.create_session(cwd, agent="test")
+    answer = mem.store_turn(s.id, "Why is the shopping cart empty after login?",
+                            "The reverse proxy drops the session cookie because of its SameSite attribute. " * 6)
+    after = mem.store_turn(s.id, "Unrelated: which font does the invoice use?", "Inter, 11 points.")
+    mem.embed_pending()
+    mem.await_text_index()
+    scope = Scope.directory(cwd)
+
+    def search(**knobs: object) -> tuple[dict[str, float], dict[str, object]]:
+        mem.searcher(replace(RetrievalConfig(), time_boost=0.0, session_weight=0.0, **knobs))  # type: ignore[arg-type]
+        res = mem.search("shopping cart cookie", scope=scope, levels=(0,), k=5, mode="text")
+        return {h.id: h.score for h in res.hits}, res.strategy["text"]
+
+    cfg = RetrievalConfig()
+    assert cfg.context_cap == 1.0
+    capped, _ = search()
+    # the answer's own context (the font question) does not match: its score is its own text's
+    assert list(capped) == [answer.id, after.id]
+    assert capped[after.id] <= cfg.field_weights["contextText"] * capped[answer.id] + 1e-4
+    free, info = search(context_cap=None)
+    assert info["contexts_capped"] == 0 and free[answer.id] == pytest.approx(capped[answer.id])
+    assert free[after.id] >= capped[after.id] - 1e-6
+    # a cap of 0: the neighbours' context adds nothing, and the font turn matches nothing of its own
+    nothing, info = search(context_cap=0.0)
+    assert info["contexts_capped"] == 1 and nothing[after.id] == pytest.approx(0.0, abs=1e-5)
+    assert nothing[answer.id] == pytest.approx(capped[answer.id])

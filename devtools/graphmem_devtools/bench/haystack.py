@@ -198,6 +198,7 @@ def sweep_haystack_runs() -> list[HaystackRun]:
                     replace(best, join_long_turns=False)),
         HaystackRun("hybrid: short turns scored field by field (not joined)", "hybrid",
                     replace(best, join_short_turns=False)),
+        HaystackRun("hybrid: neighbours' context not capped", "hybrid", replace(best, context_cap=None)),
         HaystackRun("hybrid: joined long turns' long request weight 0.5", "hybrid", replace(best, long_request_weight=0.5)),
         HaystackRun("hybrid: joined long turns alone (long request weight 0)", "hybrid",
                     replace(best, long_request_weight=0.0)),

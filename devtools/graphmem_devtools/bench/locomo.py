@@ -438,4 +438,5 @@ def sweep_runs() -> list[LocomoRun]:
                   replace(best, field_weights=no_ctx, session_weight=0.0)),
         LocomoRun("hybrid: short turns scored field by field (not joined)", "hybrid",
                   replace(best, join_short_turns=False)),
+        LocomoRun("hybrid: neighbours' context not capped", "hybrid", replace(best, context_cap=None)),
     ]
