@@ -434,7 +434,7 @@ class GraphMemory(ChatMethods):
         turns, relevant past turns and summaries, unrolled level-1 summaries; rendered in ``.text``
         within ``config.budget_chars``, ``.to_json()`` for machines. ``now`` as in :meth:`search`."""
         self._foreground()
-        notes = context_source(self.db, self.notes, self.embedder) if self.notes is not None else None
+        notes = context_source(self.db, self.notes, self.embedder, self.embedding_model) if self.notes else None
         return context_for_session(self.db, self.searcher(), session_id, message, config, embedder=self.embedder,
                                    deferred=self.deferred, redact=self.redact, now=now, notes=notes)
 

@@ -23,6 +23,7 @@ from ..db import Database
 from ..db.params import vector_param
 from ..db.rows import native_row
 from ..embedding.base import Embedder, query_vector
+from ..embedding.calibration import cosine_for
 from ..errors import ConfigError, InvalidInput
 from ..models import utcnow
 from ..retrieval.fusion import rrf
@@ -30,7 +31,7 @@ from ..retrieval.lucene import build_query
 from .rest import RestVault, scan_rest
 from .vault import VaultNote, scan_vault
 
-__all__ = ["NOTE_EXCERPT_CHARS", "NoteHit", "NoteSync", "NotesConfig", "context_source", "embed_pending_notes",
+__all__ = ["NOTE_EXCERPT_CHARS", "NOTE_MIN_COSINE", "NoteHit", "NoteSync", "NotesConfig", "context_source", "embed_pending_notes",
            "list_notes", "notes_for_context", "search_notes", "sync_notes", "vault_key"]
 
 NOTE_EXCERPT_CHARS = 500
@@ -195,6 +196,48 @@ def list_notes(db: Database, *, vault: Path | str | None = None, fixed_only: boo
     return [NoteHit.from_row(r["note"]) for r in rows]
 
 
+NOTE_MIN_COSINE = 0.2
+"""A note found by meaning alone (no word of the message in it) reaches the context block when its
+cosine to the message is at least this, on the reference (USE) scale, mapped to the embedder in use
+(:func:`~graphmem.embedding.calibration.cosine_for`). With USE, 0.2 keeps 93% of LoCoMo's question
+and evidence pairs and 4% of small talk ("thanks!", "see you tomorrow") against the same turns
+(``benchmarks/embedder/note-floor.json``). Without it, every message carried the nearest notes,
+however far."""
+
+
+@dataclass
+class _Ranked:
+    """The notes a query found: their rows, each side's ranking, the cosines and the word matches."""
+
+    rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    rankings: dict[str, list[str]] = field(default_factory=dict)
+    cosines: dict[str, float] = field(default_factory=dict)
+
+    def fused(self, k: int) -> list[tuple[str, float]]:
+        return [(key, score) for key, score, _ in rrf(self.rankings)[:k]]
+
+
+def _rank_notes(db: Database, query: str, *, embedder: Embedder | None, key: str | None, k: int,
+                vector: Sequence[float] | None, max_chars: int) -> _Ranked:
+    """Both rankings of the notes for ``query`` (question words dropped from the full-text query,
+    as for turns; the vector side only with an embedder or a ``vector``)."""
+    fetch = max(k * 4, 20)
+    found = _Ranked()
+    lucene = build_query(query, fields={"title": 2.0, "text": 1.0, "tagText": 1.0}, drop_stopwords=True)
+    if lucene is not None:
+        rows = db.read("notes/search_text", query=lucene, vault=key, fetch=fetch, limit=fetch, maxChars=max_chars)
+        found.rankings["text"] = [r["note"]["key"] for r in rows]
+        found.rows.update({r["note"]["key"]: r["note"] for r in rows})
+    qvec = list(vector) if vector is not None else (query_vector(embedder, query) if embedder is not None else None)
+    if qvec is not None:
+        rows = db.read("notes/search_vector", vector=vector_param(qvec), vault=key, fetch=fetch, limit=fetch,
+                       maxChars=max_chars)
+        found.rankings["vector"] = [r["note"]["key"] for r in rows]
+        found.rows.update({r["note"]["key"]: r["note"] for r in rows})
+        found.cosines = {r["note"]["key"]: float(r["score"]) for r in rows}
+    return found
+
+
 def search_notes(db: Database, query: str, *, embedder: Embedder | None = None, vault: Path | str | None = None,
                  k: int = 5, vector: Sequence[float] | None = None,
                  max_chars: int = NOTE_EXCERPT_CHARS) -> list[NoteHit]:
@@ -204,29 +247,17 @@ def search_notes(db: Database, query: str, *, embedder: Embedder | None = None, 
         raise InvalidInput("query must be a non-empty string")
     k = count(k, "k", maximum=100)
     key = vault_key(vault) if vault is not None else None
-    fetch = max(k * 4, 20)
-    found: dict[str, dict[str, Any]] = {}
-    rankings: dict[str, list[str]] = {}
-    lucene = build_query(query, fields={"title": 2.0, "text": 1.0, "tagText": 1.0})
-    if lucene is not None:
-        rows = db.read("notes/search_text", query=lucene, vault=key, fetch=fetch, limit=fetch, maxChars=max_chars)
-        rankings["text"] = [r["note"]["key"] for r in rows]
-        found.update({r["note"]["key"]: r["note"] for r in rows})
-    qvec = list(vector) if vector is not None else (query_vector(embedder, query) if embedder is not None else None)
-    if qvec is not None:
-        rows = db.read("notes/search_vector", vector=vector_param(qvec), vault=key, fetch=fetch, limit=fetch,
-                       maxChars=max_chars)
-        rankings["vector"] = [r["note"]["key"] for r in rows]
-        found.update({r["note"]["key"]: r["note"] for r in rows})
-    fused = rrf(rankings)[:k]
-    return [NoteHit.from_row(found[key_], round(score, 4)) for key_, score, _ in fused]
+    found = _rank_notes(db, query, embedder=embedder, key=key, k=k, vector=vector, max_chars=max_chars)
+    return [NoteHit.from_row(found.rows[key_], round(score, 4)) for key_, score in found.fused(k)]
 
 
 def notes_for_context(db: Database, config: NotesConfig, message: str, *, embedder: Embedder | None = None,
-                      vector: Sequence[float] | None = None) -> tuple[list[NoteHit], list[str]]:
-    """The notes a context block carries: the fixed notes of the vault, then the
-    ``config.context_hits`` notes most relevant to ``message``; and the warnings. When the vault
-    cannot be read (the folder is gone, the API is down) there are no notes and a warning says why."""
+                      vector: Sequence[float] | None = None, model: str | None = None) -> tuple[list[NoteHit], list[str]]:
+    """The notes a context block carries: the fixed notes of the vault, then up to
+    ``config.context_hits`` of the notes most relevant to ``message`` that hold one of its words or
+    come within :data:`NOTE_MIN_COSINE` of it (``model``: the embedder's, for that threshold's scale);
+    and the warnings. When the vault cannot be read (the folder is gone, the API is down) there are
+    no notes and a warning says why."""
     why = config.unavailable()
     if why is not None:
         return [], [f"{why}: the context has no notes"]
@@ -234,16 +265,22 @@ def notes_for_context(db: Database, config: NotesConfig, message: str, *, embedd
     hits: list[NoteHit] = []
     if message.strip() and config.context_hits > 0:
         seen = {n.key for n in fixed}
-        hits = [h for h in search_notes(db, message, embedder=embedder, vault=config.key,
-                                        k=config.context_hits + len(seen), vector=vector) if h.key not in seen]
+        found = _rank_notes(db, message, embedder=embedder, key=config.key, k=config.context_hits + len(seen),
+                            vector=vector, max_chars=NOTE_EXCERPT_CHARS)
+        matched = set(found.rankings.get("text", ()))
+        floor = cosine_for(model or (embedder.model if embedder is not None else None), NOTE_MIN_COSINE, "query")
+        hits = [NoteHit.from_row(found.rows[key_], round(score, 4))
+                for key_, score in found.fused(config.context_hits + len(seen))
+                if key_ not in seen and (key_ in matched or found.cosines.get(key_, -1.0) >= floor)]
     return fixed + hits[: config.context_hits], []
 
 
-def context_source(db: Database, config: NotesConfig, embedder: Embedder | None,
+def context_source(db: Database, config: NotesConfig, embedder: Embedder | None, model: str | None = None,
                    ) -> Callable[[str, Sequence[float] | None], tuple[list[dict[str, Any]], list[str]]]:
-    """The notes of ``config`` for ``build_context``: called with the message and its vector."""
+    """The notes of ``config`` for ``build_context``: called with the message and its vector
+    (``model``: the embedder's name, for the cosine threshold's scale)."""
     def source(message: str, vector: Sequence[float] | None) -> tuple[list[dict[str, Any]], list[str]]:
         notes, warnings = notes_for_context(db, config, message, embedder=embedder if vector is None else None,
-                                            vector=vector)
+                                            vector=vector, model=model)
         return [n.to_dict() for n in notes], warnings
     return source

@@ -83,6 +83,11 @@ def test_notes_are_searched_and_reach_the_context(database: Database, namespace:
     shown = block.text.split("[Pets - Pets.md]\n", 1)[1].split("\n", 1)[0]
     assert len(shown) <= 500 and len(pets["text"]) == 500 < len(LONG)  # each note is cut in the block
     assert block.timings_ms["notes"] >= 0 and not block.warnings
+    # a message no note speaks of carries the fixed notes only: no word of it in a note, no note near it
+    idle = mem.build_context(s.id, "thanks, see you tomorrow!")
+    assert [n["path"] for n in idle.notes] == ["About me.md"]
+    # an explicit search still lists the nearest notes, however far
+    assert len(mem.search_notes("thanks, see you tomorrow!", k=3)) == 3
 
 
 def test_a_missing_vault_is_a_warning(database: Database, namespace: str, tmp_path: Path) -> None:
