@@ -20,7 +20,7 @@ CALL () {
   WITH node, score WHERE score > 0
     AND (($joinLong AND node.turnText IS NOT NULL) OR ($joinShort AND node.shortTurnText IS NOT NULL))
   RETURN collect({id: node.id, kind: 'turn', score: score, sessionId: node.sessionId, chars: node.chars,
-                  joined: true}) AS joined
+                  index: node.index, joined: true}) AS joined
 }
 CALL db.index.fulltext.queryNodes('memory_search', $query, {limit: $fetch}) YIELD node, score
 WITH sessions, joined, collect({node: node, score: score}) AS raw

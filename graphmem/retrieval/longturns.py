@@ -175,29 +175,38 @@ def cap_context(
     *,
     window: int = NEIGHBOUR_WINDOW,
 ) -> dict[str, float]:
-    """For the short turns among the ``joined`` hits (scored with their neighbours' ``contextText``):
-    how much to take off each one's score so that the context adds at most ``cfg.context_cap`` times
-    its weight in ``fields`` times the sum of its neighbours' own scores (turns within ``window``, read with
-    one more query over the turns' own text alone). BM25 normalises a context by its length, so the
-    short context of a session's first or last turn can outscore the neighbour it was copied from;
-    capped, a turn next to the one that says it ranks below it. Empty (and no round trip) when the
-    cap is off, the context is not queried or no hit is a short turn."""
+    """For the short turns among the ``joined`` hits (scored with their neighbours' ``contextText``;
+    each with its ``sessionId`` and ``index``): how much to take off each one's score so that the
+    context adds at most ``cfg.context_cap`` times its weight in ``fields`` times the sum of its
+    neighbours' own scores (turns of the session within ``window``), read with one more query over
+    the turns' own text alone (its first ``fetch`` hits; a neighbour outside them counts the lowest
+    score fetched when the page was full, 0 otherwise). BM25 normalises a context by its length, so
+    the short context of a session's first or last turn can outscore the neighbour it was copied
+    from; capped, a turn next to the one that says it ranks below it. Empty (and no round trip) when
+    the cap is off, the context is not queried or no hit is a short turn."""
     weight = joined_fields(cfg, fields).get(CONTEXT_FIELD, 0.0)
     if cfg.context_cap is None or weight <= 0:
         return {}
-    totals = {h["id"]: float(h["score"]) for h in joined if not is_long(h.get("chars"), cfg.long_turn_chars)}
-    if not totals:
+    short = [h for h in joined if not is_long(h.get("chars"), cfg.long_turn_chars) and h.get("index") is not None]
+    if not short:
         return {}
-    own_fields = {JOINED_FIELD: 1.0, SHORT_JOINED_FIELD: 1.0}
-    lucene = build_query(query, fields=own_fields, scope_field=scope.property, scope_value=scope.value,
-                         drop_stopwords=cfg.drop_query_stopwords)
+    lucene = build_query(query, fields={JOINED_FIELD: 1.0, SHORT_JOINED_FIELD: 1.0}, scope_field=scope.property,
+                         scope_value=scope.value, drop_stopwords=cfg.drop_query_stopwords)
     if lucene is None:
         return {}
-    rows = db.read("search/context_sources", query=lucene, ids=sorted(totals), fetch=fetch, window=window)
+    row = db.read("search/context_sources", query=lucene, fetch=fetch,
+                  sessionIds=sorted({str(h["sessionId"]) for h in short}))[0]
+    own = {(r["sessionId"], int(r["index"])): float(r["score"]) for r in row["own"] if r["index"] is not None}
+    floor = min(own.values()) if len(row["own"]) >= fetch and own else 0.0
+    turns = {r["sessionId"]: int(r["turns"]) for r in row["sessions"]}
     out: dict[str, float] = {}
-    for r in rows:
-        context = totals[r["id"]] - float(r["own"])
-        cap = cfg.context_cap * weight * float(r["neighbours"])
+    for h in short:
+        session, index = h["sessionId"], int(h["index"])
+        last = turns.get(session, index + window)
+        around = sum(own.get((session, i), floor)
+                     for i in range(max(1, index - window), min(last, index + window) + 1) if i != index)
+        context = float(h["score"]) - own.get((session, index), 0.0)
+        cap = cfg.context_cap * weight * around
         if context > cap:
-            out[r["id"]] = cap - context
+            out[h["id"]] = cap - context
     return out
