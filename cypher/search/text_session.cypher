@@ -8,6 +8,9 @@
 // and when $joinedFetch > 0 the turns scored as one document (request and reply joined, the
 // turn_search index) for $joinedQuery: long turns ($joinLong, turnText) and short ones ($joinShort,
 // shortTurnText, with their neighbours' contextText); those turns then leave the memory_search hits.
+// With $capContext, the short ones carry their session's turn count, and `own` holds the turns' own
+// scores for $ownQuery (turnText and shortTurnText alone; graphmem.retrieval.longturns caps what a
+// short turn's neighbours' context adds by those neighbours' own scores).
 CALL () {
   WITH 1 AS go WHERE $sessionFetch > 0
   CALL db.index.fulltext.queryNodes('session_search', $sessionQuery, {limit: $sessionFetch}) YIELD node, score
@@ -20,11 +23,18 @@ CALL () {
   WITH node, score WHERE score > 0 AND node.sessionId = $value
     AND (($joinLong AND node.turnText IS NOT NULL) OR ($joinShort AND node.shortTurnText IS NOT NULL))
   RETURN collect({id: node.id, kind: 'turn', score: score, sessionId: node.sessionId, chars: node.chars,
-                  index: node.index, joined: true}) AS joined
+                  index: node.index, joined: true,
+                  turns: CASE WHEN $capContext AND node.shortTurnText IS NOT NULL
+                    THEN COLLECT { MATCH (s:Session {id: node.sessionId}) RETURN s.turnCount }[0] END}) AS joined
+}
+CALL () {
+  WITH 1 AS go WHERE $capContext AND $joinedFetch > 0
+  CALL db.index.fulltext.queryNodes('turn_search', $ownQuery, {limit: $joinedFetch}) YIELD node, score
+  RETURN collect({sessionId: node.sessionId, index: node.index, score: score}) AS own
 }
 CALL db.index.fulltext.queryNodes('memory_search', $query, {limit: $fetch}) YIELD node, score
-WITH sessions, joined, collect({node: node, score: score}) AS raw
-RETURN size(raw) AS fetched, sessions, joined,
+WITH sessions, joined, own, collect({node: node, score: score}) AS raw
+RETURN size(raw) AS fetched, sessions, joined, own,
        [r IN raw WHERE r.score > 0 AND r.node.sessionId = $value
           AND ((r.node:Turn AND $includeTurns) OR (r.node:Summary AND r.node.level IN $levels))
           AND NOT ($joinedFetch > 0 AND (($joinLong AND r.node.turnText IS NOT NULL)

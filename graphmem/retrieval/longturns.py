@@ -90,12 +90,19 @@ def joined_params(cfg: RetrievalConfig, query: str, scope: Scope, fields: Mappin
                   fallback: str) -> tuple[bool, dict[str, Any]]:
     """Whether the full-text statement asks ``turn_search``, and its parameters for it: the Lucene
     query over the :func:`joined_fields` (``fallback``, a valid query, when none is asked or the
-    query has no word) and which length classes it scores joined."""
+    query has no word), which length classes it scores joined, and whether it also reads the
+    turns' own scores (``ownQuery``: their joined text without the context) for :func:`cap_context`."""
     asked = joined_fields(cfg, fields)
     lucene = build_query(query, fields=asked, scope_field=scope.property, scope_value=scope.value,
                          drop_stopwords=cfg.drop_query_stopwords) if asked else None
+    own = None
+    if lucene is not None and cfg.context_cap is not None and CONTEXT_FIELD in asked:
+        # every neighbour's own text, long or short, whichever of them this search scores joined
+        own = build_query(query, fields={JOINED_FIELD: 1.0, SHORT_JOINED_FIELD: 1.0}, scope_field=scope.property,
+                          scope_value=scope.value, drop_stopwords=cfg.drop_query_stopwords)
     return lucene is not None, {"joinedQuery": lucene or fallback, "joinLong": JOINED_FIELD in asked,
-                                "joinShort": SHORT_JOINED_FIELD in asked}
+                                "joinShort": SHORT_JOINED_FIELD in asked, "capContext": own is not None,
+                                "ownQuery": own or fallback}
 
 
 def joined_counts(joined: Sequence[Mapping[str, Any]], cfg: RetrievalConfig) -> dict[str, int]:
@@ -165,47 +172,37 @@ def reweigh_long_turns(
 
 
 def cap_context(
-    db: Database,
     cfg: RetrievalConfig,
-    query: str,
-    scope: Scope,
     fields: Mapping[str, float],
     joined: Sequence[Mapping[str, Any]],
+    own: Sequence[Mapping[str, Any]],
     fetch: int,
     *,
     window: int = NEIGHBOUR_WINDOW,
 ) -> dict[str, float]:
     """For the short turns among the ``joined`` hits (scored with their neighbours' ``contextText``;
-    each with its ``sessionId`` and ``index``): how much to take off each one's score so that the
-    context adds at most ``cfg.context_cap`` times its weight in ``fields`` times the sum of its
-    neighbours' own scores (turns of the session within ``window``), read with one more query over
-    the turns' own text alone (its first ``fetch`` hits; a neighbour outside them counts the lowest
-    score fetched when the page was full, 0 otherwise). BM25 normalises a context by its length, so
-    the short context of a session's first or last turn can outscore the neighbour it was copied
-    from; capped, a turn next to the one that says it ranks below it. Empty (and no round trip) when
-    the cap is off, the context is not queried or no hit is a short turn."""
+    each with its ``sessionId``, ``index`` and its session's ``turns``): how much to take off each
+    one's score so that the context adds at most ``cfg.context_cap`` times its weight in ``fields``
+    times the sum of its neighbours' own scores (turns of the session within ``window``). ``own``:
+    the turns' own-text hits (``sessionId``, ``index``, ``score``; the statement's first ``fetch``
+    for ``ownQuery``, see :func:`joined_params`); a neighbour outside them counts the lowest score
+    fetched when the page was full, 0 otherwise. BM25 normalises a context by its length, so the
+    short context of a session's first or last turn can outscore the neighbour it was copied from;
+    capped, a turn next to the one that says it ranks below it. Empty when the cap is off or the
+    context is not queried."""
     weight = joined_fields(cfg, fields).get(CONTEXT_FIELD, 0.0)
-    if cfg.context_cap is None or weight <= 0:
+    if cfg.context_cap is None or weight <= 0 or not own:
         return {}
-    short = [h for h in joined if not is_long(h.get("chars"), cfg.long_turn_chars) and h.get("index") is not None]
-    if not short:
-        return {}
-    lucene = build_query(query, fields={JOINED_FIELD: 1.0, SHORT_JOINED_FIELD: 1.0}, scope_field=scope.property,
-                         scope_value=scope.value, drop_stopwords=cfg.drop_query_stopwords)
-    if lucene is None:
-        return {}
-    row = db.read("search/context_sources", query=lucene, fetch=fetch,
-                  sessionIds=sorted({str(h["sessionId"]) for h in short}))[0]
-    own = {(r["sessionId"], int(r["index"])): float(r["score"]) for r in row["own"] if r["index"] is not None}
-    floor = min(own.values()) if len(row["own"]) >= fetch and own else 0.0
-    turns = {r["sessionId"]: int(r["turns"]) for r in row["sessions"]}
+    scores = {(r["sessionId"], int(r["index"])): float(r["score"]) for r in own if r["index"] is not None}
+    floor = min(scores.values()) if len(own) >= fetch and scores else 0.0
     out: dict[str, float] = {}
-    for h in short:
+    for h in joined:
+        if h.get("turns") is None or h.get("index") is None or is_long(h.get("chars"), cfg.long_turn_chars):
+            continue
         session, index = h["sessionId"], int(h["index"])
-        last = turns.get(session, index + window)
-        around = sum(own.get((session, i), floor)
-                     for i in range(max(1, index - window), min(last, index + window) + 1) if i != index)
-        context = float(h["score"]) - own.get((session, index), 0.0)
+        around = sum(scores.get((session, i), floor)
+                     for i in range(max(1, index - window), min(int(h["turns"]), index + window) + 1) if i != index)
+        context = float(h["score"]) - scores.get((session, index), 0.0)
         cap = cfg.context_cap * weight * around
         if context > cap:
             out[h["id"]] = cap - context

@@ -442,7 +442,7 @@ class Searcher:
         hits += joined
         sessions = {r["sessionId"]: float(r["score"]) for r in (rows[0]["sessions"] if rows else [])}
         shift = reweigh_long_turns(self.db, cfg, query, scope, fields, hits, fetch)
-        capped = cap_context(self.db, cfg, query, scope, fields, joined, fetch)
+        capped = cap_context(cfg, fields, joined, rows[0]["own"] if rows else [], fetch)
         info.update({"strategy": "lucene", "fetch": fetch, "rounds": rounds, "candidates": len(hits),
                      "sessions": len(sessions), "long_turns_reweighed": len(shift),
                      "contexts_capped": len(capped), **joined_counts(joined, cfg)})
