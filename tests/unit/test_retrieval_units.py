@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -284,3 +285,40 @@ def test_long_turn_fields_combine_as_the_better_plus_a_share_of_the_other() -> N
     assert combine_fields(10.0, 4.0, 1.0, 0.3) == pytest.approx(6.0 + 0.3 * 4.0)
     assert combine_fields(10.0, 8.0, 1.0, 0.3) == pytest.approx(8.0 + 0.3 * 2.0)
     assert combine_fields(10.0, 0.0, 0.3, 0.0) == pytest.approx(10.0)  # a request that matched nothing
+
+
+def test_a_short_turns_context_adds_at_most_its_weight_times_its_neighbours_own_scores() -> None:
+    from graphmem.retrieval import RetrievalConfig
+    from graphmem.retrieval.longturns import cap_context, joined_params
+
+    cfg = RetrievalConfig()
+    off = replace(cfg, context_cap=None)
+    fields = {"userMessage": 1.0, "assistantMessage": 1.0, "contextText": 0.7}
+
+    def hit(tid: str, index: int, score: float, turns: int = 2, chars: int = 100) -> dict[str, object]:
+        return {"id": tid, "sessionId": "s", "index": index, "score": score, "chars": chars, "turns": turns}
+
+    # a two-turn session: the answer (own 2.0, its context matches nothing) and the turn after it,
+    # whose context is the answer's text (3.0 of context, own 0)
+    joined = [hit("answer", 1, 2.0), hit("after", 2, 3.0)]
+    own = [{"sessionId": "s", "index": 1, "score": 2.0}]
+    assert cap_context(cfg, fields, joined, own, fetch=100) == {"after": pytest.approx(0.7 * 2.0 - 3.0)}
+    # within the cap: nothing moves; off, or with the context not queried: nothing either
+    assert cap_context(cfg, fields, [hit("after", 2, 1.0)], own, fetch=100) == {}
+    assert cap_context(off, fields, joined, own, fetch=100) == {}
+    assert cap_context(cfg, {**fields, "contextText": 0.0}, joined, own, fetch=100) == {}
+    # a long hit takes no cap (it has no context); nor a hit the statement gave no turn count
+    assert cap_context(cfg, fields, [hit("after", 2, 3.0, chars=5000)], own, fetch=100) == {}
+    assert cap_context(cfg, fields, [{**hit("after", 2, 3.0), "turns": None}], own, fetch=100) == {}
+    # a full page: a neighbour outside it counts the lowest score fetched, but only neighbours that
+    # exist (indexes 1..turns of the session)
+    full = [{"sessionId": "x", "index": i, "score": 1.0 + i} for i in range(1, 4)]
+    last = hit("after", 2, 3.0, turns=2)
+    assert cap_context(cfg, fields, [last], own + full[:2], fetch=3) == {"after": pytest.approx(0.7 * 2.0 - 3.0)}
+    middle = hit("mid", 3, 9.0, turns=5)  # neighbours 1 (own 2.0), 2, 4, 5 (outside the page: 2.0 each)
+    assert cap_context(cfg, fields, [middle], own + full[:2], fetch=3) == {"mid": pytest.approx(0.7 * 8.0 - 9.0)}
+    # the statement reads the own scores only when the context is scored and capped
+    _, params = joined_params(cfg, "shopping cart", Scope.directory("/w"), fields, "x")
+    assert params["capContext"] and "contextText" not in params["ownQuery"]
+    _, params = joined_params(off, "shopping cart", Scope.directory("/w"), fields, "x")
+    assert not params["capContext"]
