@@ -31,8 +31,8 @@ from ..retrieval.lucene import build_query
 from .rest import RestVault, scan_rest
 from .vault import VaultNote, scan_vault
 
-__all__ = ["NOTE_EXCERPT_CHARS", "NOTE_MIN_COSINE", "NoteHit", "NoteSync", "NotesConfig", "context_source", "embed_pending_notes",
-           "list_notes", "notes_for_context", "search_notes", "sync_notes", "vault_key"]
+__all__ = ["NOTE_EXCERPT_CHARS", "NOTE_MIN_COSINE", "NoteHit", "NoteSync", "NotesConfig", "context_source",
+           "embed_pending_notes", "list_notes", "notes_for_context", "search_notes", "sync_notes", "vault_key"]
 
 NOTE_EXCERPT_CHARS = 500
 """Characters of each note that go into the context block."""
@@ -207,7 +207,8 @@ however far."""
 
 @dataclass
 class _Ranked:
-    """The notes a query found: their rows, each side's ranking, the cosines and the word matches."""
+    """The notes a query found: their rows, each side's ranking (``text``: the notes holding a word
+    of the query) and the vector side's cosines."""
 
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
     rankings: dict[str, list[str]] = field(default_factory=dict)
