@@ -1,7 +1,9 @@
-"""What the long-turn rule costs the full-text statement: ``search/text_cwd`` as it is (each turn hit
-also returns its length, user message + assistant reply, so long turns can skip the session prior)
-against the statement before the rule (``git show <commit>:cypher/search/text_cwd.cypher``),
-interleaved query by query in one process, on a namespace of long turns loaded by this commit's
+"""What the long-turn rule cost the full-text statement: ``search/text_cwd`` as the rule added it
+(each turn hit also returns its length, user message + assistant reply, so long turns can skip the
+session prior) against the statement before the rule, both read with ``git show
+<commit>:cypher/search/text_cwd.cypher`` (``--after`` / ``--before``; the statement has since taken
+other parameters, so the one at HEAD is not what this compares), interleaved query by query in one
+process, on a namespace of long turns loaded by this commit's
 ``graphmem bench coding --keep`` (replies of ~2,500 characters; the embedding pass stores each turn's
 length, which the statement reads instead of the texts).
 
@@ -52,14 +54,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ns", required=True, help="a namespace kept by `graphmem bench coding --keep`")
     ap.add_argument("--queries", type=int, default=400)
     ap.add_argument("--before", default="6fe2635", help="the commit whose text_cwd statement is the baseline")
+    ap.add_argument("--after", default="24a79bd", help="the commit whose text_cwd statement has the rule")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
     load_before = os.getloadavg()
-    statements = {"current": Path("cypher/search/text_cwd.cypher").read_text(),
+    statements = {"current": _git("show", f"{args.after}:cypher/search/text_cwd.cypher"),
                   "before the rule": _git("show", f"{args.before}:cypher/search/text_cwd.cypher")}
     cfg, rng = RetrievalConfig(), random.Random(5)
     mem = open_memory()
-    driver = mem.db._driver  # both statement texts run as read from their files, the baseline's from git
+    driver = mem.db._driver  # both statement texts run as read from git
     # the haystack directories of the default `bench coding` load (20 haystacks, seed 11)
     cwds = [f"{args.ns.rstrip('/')}/{h.name}" for h in build_coding_haystacks(FULL_HAYSTACKS, seed=11)]
     lat: dict[str, list[float]] = {k: [] for k in statements}
@@ -80,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
                 lat[name].append((time.perf_counter() - t0) * 1000)
     out: dict[str, object] = {
         "command": "python benchmarks/long_turns/text_cost.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "commit": _git("rev-parse", "HEAD").strip(), "baseline commit": args.before,
+        "commit": _git("rev-parse", "HEAD").strip(), "baseline commit": args.before, "rule commit": args.after,
         "load average before": load_before, "load average after": os.getloadavg(),
         "namespace": args.ns, "queries": args.queries,
     }
