@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import InvalidInput, quoted
+from ..facts.model import Scope as FactScope
 from ..paths import find_project_root, normalize_cwd
 from ..sessions import check_id
 
@@ -94,6 +95,9 @@ def parse_scope(spec: Scope | str | None) -> Scope:
     if isinstance(spec, Scope):
         return spec
     if not isinstance(spec, str):
+        if isinstance(spec, FactScope):  # where a fact lives, not where a search looks
+            raise InvalidInput(f"scope {spec} is a fact's scope (graphmem.facts.Scope): a search takes "
+                               "graphmem.retrieval.Scope or a string such as 'project:<path>'")
         raise InvalidInput(f"scope must be a string such as 'project:<path>', not {type(spec).__name__}")
     kind, sep, value = spec.partition(":")
     kind = {"cwd": "directory", "dir": "directory", "all": "everything"}.get(kind, kind)

@@ -108,6 +108,15 @@ def test_scopes() -> None:
         Scope("session", "")
 
 
+def test_a_facts_scope_given_to_a_search_is_named_in_the_error() -> None:
+    from graphmem.facts import Scope as FactScope
+
+    with pytest.raises(InvalidInput, match=r"project:/p is a fact's scope .*graphmem.retrieval.Scope"):
+        parse_scope(FactScope.project("/p"))  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="not int"):
+        parse_scope(3)  # type: ignore[arg-type]
+
+
 def _hit(i: int, kind: str = "turn", size: int = 150) -> SearchHit:
     return SearchHit(kind=kind, id=f"h{i}", level=0 if kind == "turn" else 1, score=0.03, relevance=0.9,  # type: ignore[arg-type]
                      session_id="s", cwd="/c", project_path="/c", index=i, user_message="u" * size,
