@@ -145,6 +145,16 @@ def run_for_client(argv: list[str], *, memory: Callable[[], GraphMemory], cwd: s
             return None
 
 
+def _reject_dash_values(parser: argparse.ArgumentParser, raw: list[str]) -> None:
+    """``--k=--`` is a usage error: argparse drops the ``--`` and hands the command an empty list."""
+    for arg in raw:
+        if arg == "--":
+            return  # what follows is positional
+        option, sep, value = arg.partition("=")
+        if sep and value == "--" and option.startswith("-"):
+            parser.error(f"argument {option}: '--' is not a value")
+
+
 def run(raw: list[str]) -> int:
     """Parse ``raw`` and run the command in this process: library errors become one line on stderr
     and an exit code."""
@@ -155,6 +165,7 @@ def run(raw: list[str]) -> int:
     logging.getLogger("neo4j").setLevel(logging.CRITICAL)
     first = next((a for a in raw if not a.startswith("-")), "")  # the command (top-level options are flags)
     parser = build_parser(first)
+    _reject_dash_values(parser, raw)
     args = parser.parse_args(raw)
     if args.version:
         from .. import __version__
