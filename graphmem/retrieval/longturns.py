@@ -94,12 +94,14 @@ def joined_params(cfg: RetrievalConfig, query: str, scope: Scope, fields: Mappin
     turns' own scores (``ownQuery``: their joined text without the context) for :func:`cap_context`."""
     asked = joined_fields(cfg, fields)
     lucene = build_query(query, fields=asked, scope_field=scope.property, scope_value=scope.value,
-                         drop_stopwords=cfg.drop_query_stopwords) if asked else None
+                         drop_stopwords=cfg.drop_query_stopwords, pairs=cfg.proximity_weight,
+                         slop=cfg.proximity_slop) if asked else None
     own = None
     if lucene is not None and cfg.context_cap is not None and CONTEXT_FIELD in asked:
         # every neighbour's own text, long or short, whichever of them this search scores joined
         own = build_query(query, fields={JOINED_FIELD: 1.0, SHORT_JOINED_FIELD: 1.0}, scope_field=scope.property,
-                          scope_value=scope.value, drop_stopwords=cfg.drop_query_stopwords)
+                          scope_value=scope.value, drop_stopwords=cfg.drop_query_stopwords,
+                          pairs=cfg.proximity_weight, slop=cfg.proximity_slop)
     return lucene is not None, {"joinedQuery": lucene or fallback, "joinLong": JOINED_FIELD in asked,
                                 "joinShort": SHORT_JOINED_FIELD in asked, "capContext": own is not None,
                                 "ownQuery": own or fallback}

@@ -122,16 +122,24 @@ def build_query(
     scope_field: str | None = None,
     scope_value: str | None = None,
     drop_stopwords: bool = False,
+    pairs: float = 0.0,
+    slop: int = 8,
 ) -> str | None:
-    """The Lucene query for user ``text`` (``None`` when it has no searchable word)."""
+    """The Lucene query for user ``text`` (``None`` when it has no searchable word). With ``pairs``
+    > 0, each two consecutive terms also score as a phrase within ``slop`` positions in each field,
+    at ``pairs`` times its weight."""
     weights = {f: w for f, w in (fields or DEFAULT_FIELD_WEIGHTS).items() if w > 0}
     if not weights:
         return None
-    terms = _within(query_terms(text, drop_stopwords=drop_stopwords), MAX_CLAUSES // len(weights))
+    per_term = len(weights) * (3 if pairs > 0 else 1)  # each term also stands in up to two phrases
+    terms = _within(query_terms(text, drop_stopwords=drop_stopwords), MAX_CLAUSES // per_term)
     if not terms:
         return None
     group = " ".join(escape(t) for t in terms)
     body = " ".join(f"{f}:({group})^{_boost(w)}" for f, w in weights.items())
+    if pairs > 0 and len(terms) > 1:
+        near = [f"{phrase(terms[i:i + 2])}~{slop}" for i in range(len(terms) - 1)]
+        body += " " + " ".join(f"{f}:({' '.join(near)})^{_boost(w * pairs)}" for f, w in weights.items())
     query = f"+({body})"
     if scope_field and scope_value is not None and _WORD.search(scope_value):
         query += f' +{scope_field}:"{escape(scope_value)}"^0'

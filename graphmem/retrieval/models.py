@@ -248,6 +248,17 @@ class RetrievalConfig:
     session's first or last turn could outscore the very turn it was copied from."""
     drop_query_stopwords: bool = True
     """Drop question words and filler from the full-text query (never every term)."""
+    proximity_weight: float = 0.25
+    """Each two consecutive query words (question words dropped) also score as a phrase within
+    ``proximity_slop`` positions, in either order, at this times each field's weight (0 = off): a
+    turn that holds the words together outranks one that has them apart. Against off, paired on
+    eight loads, 0.25 won 58 questions and lost 33 at 10 (sign test p 0.01) and was level at 5
+    (+62 / -48), no half losing significantly; on the assistant-shaped haystacks +9 / -1 at 5 and
+    +10 / -2 at 10 (``benchmarks/long_turns/FINDINGS.md``, section 12). Costs about x1.07 a hybrid
+    search."""
+    proximity_slop: int = 8
+    """How far apart (in positions, the moves to bring them together) two query words may stand for
+    ``proximity_weight``."""
     exact_scan_max: int = 2000
     """Scopes holding at most this many turns + summaries are scanned exactly with
     ``vector.similarity.cosine`` instead of the approximate vector indexes (servers without in-index

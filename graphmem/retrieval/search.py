@@ -405,7 +405,7 @@ class Searcher:
         fields = fields_for(cfg.field_weights, turns=0 in levels, summaries=any(x >= 1 for x in levels))
         lucene = build_query(
             query, fields=fields, scope_field=scope.property, scope_value=scope.value,
-            drop_stopwords=cfg.drop_query_stopwords,
+            drop_stopwords=cfg.drop_query_stopwords, pairs=cfg.proximity_weight, slop=cfg.proximity_slop,
         )
         info: dict[str, Any] = {}
         run.strategy[label] = info

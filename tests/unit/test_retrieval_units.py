@@ -272,6 +272,25 @@ def test_build_query_keeps_the_clauses_lucene_accepts() -> None:
     assert ascii_query is not None and "w63" in ascii_query and "w64" not in ascii_query
 
 
+def test_consecutive_query_words_also_score_as_sloppy_phrases() -> None:
+    from graphmem.retrieval.lucene import MAX_CLAUSES, build_query
+
+    query = build_query("Which tables did we add indexes to?", fields={"turnText": 1.0, "contextText": 0.7},
+                        drop_stopwords=True, pairs=0.25, slop=8)
+    assert query == ('+(turnText:(tables add indexes)^1 contextText:(tables add indexes)^0.7 '
+                     'turnText:("tables add"~8 "add indexes"~8)^0.25 '
+                     'contextText:("tables add"~8 "add indexes"~8)^0.175)')
+    assert build_query("indexes", pairs=0.25) == build_query("indexes")  # one word: no pair
+    assert build_query("add indexes", pairs=0.0) == build_query("add indexes")
+    quoted = build_query('say "x" AND y:z', fields={"f": 1.0}, pairs=0.5)
+    assert quoted is not None and '"x and"~8' in quoted and '"and y"~8' in quoted and '"y z"~8' in quoted
+    # every term also stands in up to two phrases: the clause budget holds with them
+    flood = build_query("漢" * 5000 + " alpha " + "かな" * 900, pairs=0.25)
+    assert flood is not None
+    per_field = flood.split("userMessage:(", 1)[1].split(")^", 1)[0]
+    assert 3 * 4 * sum(len(t) for t in per_field.split()) <= MAX_CLAUSES
+
+
 def test_a_search_queries_only_the_fields_of_the_kinds_it_asks_for() -> None:
     from graphmem.retrieval.lucene import SUMMARY_FIELDS, TURN_FIELDS, fields_for
 

@@ -439,4 +439,5 @@ def sweep_runs() -> list[LocomoRun]:
         LocomoRun("hybrid: short turns scored field by field (not joined)", "hybrid",
                   replace(best, join_short_turns=False)),
         LocomoRun("hybrid: neighbours' context not capped", "hybrid", replace(best, context_cap=None)),
+        LocomoRun("hybrid: no proximity pairs", "hybrid", replace(best, proximity_weight=0.0)),
     ]
