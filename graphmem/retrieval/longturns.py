@@ -154,8 +154,7 @@ def reweigh_long_turns(
     if not wanted:
         return {}
     lucene = build_query(query, fields={USER_FIELD: weight}, scope_field=scope.property, scope_value=scope.value,
-                         drop_stopwords=cfg.drop_query_stopwords, pairs=cfg.proximity_weight,
-                         slop=cfg.proximity_slop)
+                         drop_stopwords=cfg.drop_query_stopwords)
     if lucene is None:
         return {}
     rows = db.read("search/user_field_scores", query=lucene, ids=sorted(wanted), fetch=fetch)
