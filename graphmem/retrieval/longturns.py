@@ -137,7 +137,9 @@ def reweigh_long_turns(
     ``cfg.long_turn_user_weight`` times and combines it with its reply by ``cfg.long_turn_field_tie``
     (:func:`combine_fields`). Empty (and no round trip) when no rule applies, the query leaves the
     request field out, or no hit is a long turn. A turn outside the request field's first ``fetch``
-    hits keeps its score (its request matched little)."""
+    hits keeps its score (its request matched little). A request's own score is its words alone,
+    without the query's proximity pairs: the turn's score already holds them once, and adding them
+    again lowered the coding histories whose evidence is in the requests."""
     weight = fields.get(USER_FIELD, 0.0)
     if weight <= 0:
         return {}

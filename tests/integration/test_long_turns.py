@@ -139,7 +139,10 @@ def _retry_session(mem: GraphMemory, cwd: str) -> dict[str, str]:
 
 
 def _text_scores(mem: GraphMemory, cwd: str, **knobs: object) -> tuple[list[str], dict[str, float]]:
-    mem.searcher(replace(RetrievalConfig(), time_boost=0.0, session_weight=0.0, **knobs))  # type: ignore[arg-type]
+    """Text-only scores with the rules under test alone: no time boost, no session prior, and no
+    proximity pairs (a long request's own score, which the rules add or weigh, is its words alone)."""
+    knobs = {"time_boost": 0.0, "session_weight": 0.0, "proximity_weight": 0.0, **knobs}
+    mem.searcher(replace(RetrievalConfig(), **knobs))  # type: ignore[arg-type]
     res = mem.search("uploader retry policy", scope=Scope.directory(cwd), levels=(0,), k=5, mode="text")
     ids = [h.id for h in res.hits]
     assert len(ids) == len(set(ids))  # a joined long turn is one candidate, never two
