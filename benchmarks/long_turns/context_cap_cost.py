@@ -16,19 +16,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
-import subprocess
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
-from graphmem.memory import open_memory
-from graphmem.retrieval import RetrievalConfig, Scope, Searcher
-from graphmem_devtools.bench.haystack import build_haystacks
+from variant_cost import ROOT, commit, summarise, time_side_by_side  # the generic side-by-side timing
 
-ROOT = Path(__file__).resolve().parents[2]
+from graphmem.memory import open_memory
+from graphmem.retrieval import RetrievalConfig, SearchResult
+from graphmem_devtools.bench.haystack import build_haystacks
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,39 +38,21 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     mem = open_memory()
     base = RetrievalConfig()
-    configs = {"default": base, "not capped": replace(base, context_cap=None)}
-    searchers = {name: Searcher(mem.db, mem.embedder, cfg, dimensions=mem.embedding_dimensions)
-                 for name, cfg in configs.items()}
     asked = [(f"{args.ns.rstrip('/')}/{h.name}", q.question) for h in build_haystacks(args.data) for q in h.questions]
-    rng = random.Random(5)
-    lat: dict[str, list[float]] = {f"{m} {n}": [] for m in ("hybrid", "text") for n in searchers}
     capped: list[int] = []
-    warm = 20
-    for i in range(args.queries + warm):
-        cwd, question = rng.choice(asked)
-        for mode in ("hybrid", "text"):
-            order = list(searchers.items()) if i % 2 == 0 else list(searchers.items())[::-1]
-            for name, searcher in order:
-                t0 = time.perf_counter()
-                res = searcher.search(question, scope=Scope.directory(cwd), levels=(0,), k=10, mode=mode)  # type: ignore[arg-type]
-                if i >= warm:
-                    lat[f"{mode} {name}"].append((time.perf_counter() - t0) * 1000)
-                    if mode == "hybrid" and name == "default":
-                        capped.append(int(res.strategy["text"].get("contexts_capped", 0)))
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+    def count_capped(mode: str, name: str, res: SearchResult) -> None:
+        if mode == "hybrid" and name == "default":
+            capped.append(int(res.strategy["text"].get("contexts_capped", 0)))
+
+    lat = time_side_by_side(mem, asked, {"default": base, "not capped": replace(base, context_cap=None)},
+                            args.queries, count_capped)
     out: dict[str, object] = {
         "command": "python benchmarks/long_turns/context_cap_cost.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "commit": commit, "load average before": load_before, "load average after": os.getloadavg(),
+        "commit": commit(), "load average before": load_before, "load average after": os.getloadavg(),
         "namespace": args.ns, "queries": args.queries, "mean contexts capped per hybrid search": round(statistics.mean(capped), 1),
     }
-    for key, values in lat.items():
-        out[f"{key} p50 ms"] = round(statistics.median(values), 2)
-        out[f"{key} p95 ms"] = round(sorted(values)[int(0.95 * (len(values) - 1))], 2)
-        print(f"{key}: p50 {out[f'{key} p50 ms']} ms, p95 {out[f'{key} p95 ms']} ms")
-    for mode in ("hybrid", "text"):
-        pairs = [a / b for a, b in zip(lat[f"{mode} default"], lat[f"{mode} not capped"], strict=True) if b > 0]
-        out[f"{mode} median ratio default / not capped"] = round(statistics.median(pairs), 3)
-        print(f"{mode} median ratio default / not capped: {statistics.median(pairs):.3f}")
+    summarise(lat, out, "default", "not capped")
     if args.out:
         args.out.write_text(json.dumps(out, indent=2) + "\n")
     mem.close()
