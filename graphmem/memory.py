@@ -31,7 +31,7 @@ from .errors import ConfigError
 from .facts import Fact, FactExtractor, FactInjection, ForgetResult, RememberResult
 from .facts.corrections import facts_as_of, remember_correcting
 from .facts.judge import FactJudge, make_fact_judge
-from .facts.model import ScopeLike as FactScopeLike
+from .facts.model import FactScopeLike
 from .files import FileHistory, file_history
 from .hierarchy import session_summaries, summaries_not_rolled_up
 from .memory_chat import ChatMethods

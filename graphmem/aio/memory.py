@@ -28,7 +28,7 @@ from ..db.connect import resolve_connection
 from ..embedding import LONG_TURN_CHARS, Embedder, make_embedder
 from ..embedding.factory import embedder_settings
 from ..facts import Fact, FactInjection, ForgetResult, RememberResult
-from ..facts.model import ScopeLike as FactScopeLike
+from ..facts.model import FactScopeLike
 from ..files import FileHistory, file_history
 from ..memory import LOCAL_EMBEDDING_DIMENSIONS, LOCAL_EMBEDDING_MODEL
 from ..models import Session, SessionDetail, SessionInfo, ToolCallIn, Turn, TurnIn

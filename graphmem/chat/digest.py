@@ -37,7 +37,7 @@ from ..errors import ConfigError, InvalidInput, quoted
 from ..facts.corrections import remember_correcting
 from ..facts.extract import ExtractedFact, FactExtractor
 from ..facts.judge import FactJudge
-from ..facts.model import RememberResult, Scope, ScopeLike
+from ..facts.model import FactScope, FactScopeLike, RememberResult
 from ..models import utcnow
 from ..retrieval.reltime import absolute_time
 
@@ -80,7 +80,7 @@ class DigestConfig:
             raise InvalidInput(f"unknown digest time zone {quoted(self.timezone)}") from e
         if not 1 <= self.max_messages <= 5000:
             raise InvalidInput("digest max_messages must be between 1 and 5000")
-        Scope.parse(self.scope)
+        FactScope.parse(self.scope)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> DigestConfig:
@@ -212,7 +212,7 @@ def run_digest(
     no-op, else the correction rule). ``on_fact`` is called after each stored fact (progress)."""
     run = DigestRun()
     targets = list(rooms) if rooms is not None else [r["room"] for r in db.read("digest/rooms", limit=10_000)]
-    scope: ScopeLike = config.scope
+    scope: FactScopeLike = config.scope
     zone = ZoneInfo(config.timezone)
     for room in targets:
         drained = False
@@ -232,7 +232,7 @@ def run_digest(
     return run
 
 
-def _finish(db: Database, extractor: FactExtractor, digest: dict[str, Any], *, zone: ZoneInfo, scope: ScopeLike,
+def _finish(db: Database, extractor: FactExtractor, digest: dict[str, Any], *, zone: ZoneInfo, scope: FactScopeLike,
             embedder: Embedder | None, deferred: DeferredWrites | None, redact: bool, judge: FactJudge | None,
             now: Callable[[], datetime], on_fact: Callable[[RememberResult], None] | None) -> dict[str, Any]:
     """Take one digest from where it stands to done (see the module docstring)."""

@@ -33,7 +33,7 @@ from pydantic import Field
 from ..db import Database, DeferredWrites
 from ..embedding import Embedder
 from ..errors import InvalidInput, quoted
-from ..facts import Fact, Scope, forget, list_facts, search_facts
+from ..facts import Fact, FactScope, forget, list_facts, search_facts
 from ..facts.corrections import remember_correcting
 from ..facts.judge import FactJudge
 from ..facts.store import list_text
@@ -104,9 +104,9 @@ class ChatTools:
                  deferred: DeferredWrites | None = None, redact: bool = True, judge: FactJudge | None = None) -> None:
         self.db, self.agent, self.config = db, agent, config
         self.embedder, self.deferred, self.redact, self.judge = embedder, deferred, redact, judge
-        self.world = Scope("project", agent_path(config.root, agent))
-        self.self_scope = Scope("project", self_path(config.root, agent))
-        self.goal_scope = Scope("project", goals_path(config.root, agent))
+        self.world = FactScope("project", agent_path(config.root, agent))
+        self.self_scope = FactScope("project", self_path(config.root, agent))
+        self.goal_scope = FactScope("project", goals_path(config.root, agent))
 
     # -- schemas ---------------------------------------------------------------------------
     @staticmethod
@@ -157,14 +157,14 @@ class ChatTools:
             out["category"] = next((s for s in f.subjects if s in SELF_CATEGORIES + GOAL_CATEGORIES), None)
         return out
 
-    def _search(self, query: str, scopes: list[Scope], *, category: bool = False) -> dict[str, Any]:
+    def _search(self, query: str, scopes: list[FactScope], *, category: bool = False) -> dict[str, Any]:
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
         found = search_facts(self.db, query, embedder=self.embedder, deferred=self.deferred, scopes=scopes,
                              limit=SEARCH_LIMIT)
         return {"memories": [self._item(f, category=category) for f in found], "count": len(found)}
 
-    def _store(self, content: str, subjects: Sequence[str], ttl: str | None, scope: Scope,
+    def _store(self, content: str, subjects: Sequence[str], ttl: str | None, scope: FactScope,
                type: str | None = None) -> dict[str, Any]:
         result = remember_correcting(self.db, content, subjects, judge=self.judge, embedder=self.embedder,
                                      deferred=self.deferred, redact=self.redact, ttl=ttl, scope=scope, type=type,
@@ -174,12 +174,12 @@ class ChatTools:
                 "retired": [f.content for f in result.retired]}
 
     def search_memories(self, query: str) -> dict[str, Any]:
-        return self._search(query, [Scope.global_(), self.world])
+        return self._search(query, [FactScope.global_(), self.world])
 
     def get_recent_memories(self, limit: int = 10) -> dict[str, Any]:
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 20:
             raise InvalidInput("limit must be an integer between 1 and 20")
-        found = list_facts(self.db, scopes=[Scope.global_(), self.world], order="recent", limit=limit)
+        found = list_facts(self.db, scopes=[FactScope.global_(), self.world], order="recent", limit=limit)
         return {"memories": [self._item(f) for f in found], "count": len(found)}
 
     def store_memory(self, content: str, subjects: Sequence[str] | None = None,
@@ -190,7 +190,7 @@ class ChatTools:
         """The whole query as a substring first; failing that, each of its words (3+ characters)."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
-        keys = [Scope.global_().key, self.world.key]
+        keys = [FactScope.global_().key, self.world.key]
         found = list_text(self.db, query, keys, limit=SEARCH_LIMIT)
         if not found:
             seen: dict[str, Fact] = {}

@@ -11,7 +11,7 @@ from ..errors import InvalidInput, SessionNotFound, quoted
 from ..facts import (
     FACT_TYPES,
     Fact,
-    Scope,
+    FactScope,
     delete_expired_facts,
     facts_about,
     forget,
@@ -41,17 +41,17 @@ def _scope_arg(p: argparse.ArgumentParser, *, many: bool) -> None:
         p.add_argument("--all", action="store_true", help="every scope")
 
 
-def _scope(value: str) -> Scope:
+def _scope(value: str) -> FactScope:
     if value == "project":
         from ..paths import find_project_root, normalize_cwd
 
-        return Scope.project(find_project_root(normalize_cwd(working_dir())))
+        return FactScope.project(find_project_root(normalize_cwd(working_dir())))
     if value.startswith("project:") and value != "project:":
-        return Scope.project(absolute(value.partition(":")[2]))
-    return Scope.parse(value)
+        return FactScope.project(absolute(value.partition(":")[2]))
+    return FactScope.parse(value)
 
 
-def _scopes(args: argparse.Namespace) -> list[Scope] | None:
+def _scopes(args: argparse.Namespace) -> list[FactScope] | None:
     if getattr(args, "all", False):
         return None
     values = args.scope or ["global", "project"]

@@ -29,7 +29,7 @@ from ..embedding import Embedder
 from ..errors import InvalidInput
 from ..models import reference_time
 from .judge import FactJudge, remember_judged
-from .model import Fact, RememberResult, Scope, ScopeLike
+from .model import Fact, FactScope, FactScopeLike, RememberResult
 from .store import _scopes, _subjects, facts_about, remember, retire_fact
 
 __all__ = ["KINDS", "facts_as_of", "remember_correcting", "retire_contradicted", "statement_kind"]
@@ -92,7 +92,7 @@ def remember_correcting(
     type: str | None = None,
     importance: float | None = None,
     ttl: str | timedelta | None = None,
-    scope: ScopeLike = "global",
+    scope: FactScopeLike = "global",
     source: str | None = "explicit",
     turn_id: str | None = None,
 ) -> RememberResult:
@@ -100,7 +100,7 @@ def remember_correcting(
     ``judge`` decides when given (and answers), else the rule of this module does (also when the
     model fails). The retired
     facts are in ``RememberResult.retired``; a fact that retired another is reported ``updated``."""
-    where = Scope.parse(scope)
+    where = FactScope.parse(scope)
     subjects = text_list(subjects, "subjects")  # before the judge reads them
 
     def store(rule: bool = True) -> RememberResult:
@@ -122,7 +122,7 @@ def remember_correcting(
     return remember_judged(db, judge, content, subjects, where, store=store, embedder=embedder, deferred=deferred)
 
 
-def facts_as_of(db: Database, at: datetime, *, scopes: Sequence[ScopeLike] | ScopeLike,
+def facts_as_of(db: Database, at: datetime, *, scopes: Sequence[FactScopeLike] | FactScopeLike,
                 subject: str | None = None, limit: int = 50) -> list[Fact]:
     """The facts of ``scopes`` that were true at ``at`` (retired versions included), newest first;
     only those tagged ``subject`` when given."""

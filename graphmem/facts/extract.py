@@ -26,7 +26,7 @@ from ..providers.usage import UsageSink, usage_of
 from ..sessions import get_session
 from ..turns import get_turn
 from .corrections import remember_correcting
-from .model import FACT_TYPES, RememberResult, Scope
+from .model import FACT_TYPES, FactScope, RememberResult
 
 if TYPE_CHECKING:
     import openai
@@ -195,9 +195,9 @@ def extract_facts_from_turn(
                               on_usage=lambda u: db.write("usage/turn", id=turn.id, **u.params()))
     for fact in found:
         scope = {
-            "global": Scope.global_(),
-            "project": Scope("project", session.project_path),
-            "session": Scope.session(session.id),
+            "global": FactScope.global_(),
+            "project": FactScope("project", session.project_path),
+            "session": FactScope.session(session.id),
         }[fact.scope]
         out.append(
             remember_correcting(db, fact.content, fact.subjects, embedder=embedder, deferred=deferred, redact=redact,

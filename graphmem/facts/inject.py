@@ -39,7 +39,7 @@ from ..errors import DatabaseError, InvalidInput, SessionNotFound
 from ..models import clean_text, utcnow
 from ..redaction import redact as redact_text
 from ..sessions import check_id
-from .model import Fact, FactInjection, InjectedItem, Scope
+from .model import Fact, FactInjection, FactScope, InjectedItem
 from .tuning import FactTuning, get_tuning
 from .vectors import EXACT_SCAN_MAX, nearest_facts, wait_for_vectors
 
@@ -115,7 +115,7 @@ def session_scopes(db: Database, session_id: str) -> list[str]:
     if not rows:
         raise SessionNotFound(session_id)
     project = rows[0]["session"]["projectPath"]
-    return [Scope.global_().key, Scope("project", project).key, Scope.session(session_id).key]
+    return [FactScope.global_().key, FactScope("project", project).key, FactScope.session(session_id).key]
 
 
 def render_facts(items: Sequence[InjectedItem], *, now: datetime | None = None, locale: str | None = None,

@@ -29,7 +29,7 @@ from ..errors import ProviderError
 from ..providers.openai_client import make_openai_client
 from ..providers.retry import RetryPolicy, call_with_retry
 from ..providers.usage import LLMUsage, UsageSink, usage_of
-from .model import Fact, RememberResult, Scope
+from .model import Fact, FactScope, RememberResult
 from .store import facts_about, retire_fact, search_facts
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ def make_fact_judge(settings: Settings) -> FactJudge | None:
     return FactJudge(settings.llm_model, api_key=settings.openai_api_key, base_url=settings.openai_base_url)
 
 
-def _candidates(db: Database, content: str, subjects: Sequence[str], scope: Scope,
+def _candidates(db: Database, content: str, subjects: Sequence[str], scope: FactScope,
                 embedder: Embedder | None, deferred: DeferredWrites | None) -> list[Fact]:
     found: dict[str, Fact] = {}
     for subject in subjects:
@@ -125,7 +125,7 @@ def remember_judged(
     judge: FactJudge,
     content: str,
     subjects: Sequence[str],
-    scope: Scope,
+    scope: FactScope,
     *,
     store: Callable[[bool], RememberResult],
     embedder: Embedder | None = None,

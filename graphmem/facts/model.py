@@ -17,11 +17,11 @@ __all__ = [
     "NEVER",
     "Fact",
     "FactInjection",
+    "FactScope",
+    "FactScopeLike",
     "ForgetResult",
     "InjectedItem",
     "RememberResult",
-    "Scope",
-    "ScopeLike",
     "check_fact_type",
     "containment",
     "content_key",
@@ -65,7 +65,7 @@ def check_fact_type(fact_type: object) -> None:
 
 
 @dataclass(frozen=True)
-class Scope:
+class FactScope:
     """Where a fact lives: ``global`` (the person), ``project:<projectPath>`` or ``session:<id>``."""
 
     kind: ScopeKind
@@ -79,25 +79,25 @@ class Scope:
         return self.key
 
     @classmethod
-    def global_(cls) -> Scope:
+    def global_(cls) -> FactScope:
         return cls("global")
 
     @classmethod
-    def project(cls, path: str) -> Scope:
+    def project(cls, path: str) -> FactScope:
         if not path:
             raise InvalidInput("a project scope needs a path")
         return cls("project", normalize_cwd(path))
 
     @classmethod
-    def session(cls, session_id: str) -> Scope:
+    def session(cls, session_id: str) -> FactScope:
         if not session_id:
             raise InvalidInput("a session scope needs a session id")
         return cls("session", session_id)
 
     @classmethod
-    def parse(cls, value: ScopeLike) -> Scope:
-        """``"global"``, ``"project:/path"``, ``"session:<id>"`` or a :class:`Scope`."""
-        if isinstance(value, Scope):
+    def parse(cls, value: FactScopeLike) -> FactScope:
+        """``"global"``, ``"project:/path"``, ``"session:<id>"`` or a :class:`FactScope`."""
+        if isinstance(value, FactScope):
             return value
         if not isinstance(value, str):
             raise InvalidInput(f"invalid scope {quoted(value)}")
@@ -111,7 +111,7 @@ class Scope:
         raise InvalidInput(f"invalid scope {quoted(value)}: use 'global', 'project:<path>' or 'session:<id>'")
 
 
-ScopeLike = Scope | str
+FactScopeLike = FactScope | str
 
 _TTL_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|y)")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}

@@ -38,10 +38,10 @@ from ..redaction import redact as redact_text
 from .model import (
     FACT_TYPES,
     Fact,
+    FactScope,
+    FactScopeLike,
     ForgetResult,
     RememberResult,
-    Scope,
-    ScopeLike,
     check_fact_type,
     content_key,
     parse_ttl,
@@ -72,12 +72,12 @@ where the SEARCH clause filters on the scope inside the index (HNSW cost grows w
 incomplete answer is widened)."""
 
 
-def _scopes(scopes: Sequence[ScopeLike] | ScopeLike | None) -> list[str] | None:
+def _scopes(scopes: Sequence[FactScopeLike] | FactScopeLike | None) -> list[str] | None:
     if scopes is None:
         return None
-    if isinstance(scopes, Scope | str):
+    if isinstance(scopes, FactScope | str):
         scopes = [scopes]
-    return sorted({Scope.parse(s).key for s in scopes})
+    return sorted({FactScope.parse(s).key for s in scopes})
 
 
 def _subjects(subjects: Sequence[str] | None) -> list[str]:
@@ -139,7 +139,7 @@ def remember(
     importance: float | None = None,
     ttl: str | timedelta | None = None,
     expires_at: datetime | None = None,
-    scope: ScopeLike = "global",
+    scope: FactScopeLike = "global",
     source: str | None = "explicit",
     turn_id: str | None = None,
     threshold: float | None = None,
@@ -165,7 +165,7 @@ def remember(
     turn_id = optional_text(turn_id, "turn_id")
     if threshold is not None:
         threshold = score(threshold, "threshold", low=-1.0, high=1.0)
-    sc = Scope.parse(scope)
+    sc = FactScope.parse(scope)
     names = _subjects(subjects)
     tuning = get_tuning(db, embedder=embedder)
     dedup = tuning.dedup_threshold if threshold is None else threshold
@@ -257,7 +257,7 @@ def search_facts(
     *,
     embedder: Embedder | None = None,
     deferred: DeferredWrites | None = None,
-    scopes: Sequence[ScopeLike] | ScopeLike | None = None,
+    scopes: Sequence[FactScopeLike] | FactScopeLike | None = None,
     limit: int | None = None,
     min_score: float | None = None,
     types: Sequence[str] | None = None,
@@ -311,7 +311,7 @@ _LIST_IN_SCOPES = {"recent": "facts/list_recent", "importance": "facts/list_impo
 def list_facts(
     db: Database,
     *,
-    scopes: Sequence[ScopeLike] | ScopeLike | None = None,
+    scopes: Sequence[FactScopeLike] | FactScopeLike | None = None,
     type: str | None = None,
     subject: str | None = None,
     min_importance: float | None = None,
@@ -351,7 +351,7 @@ def retire_fact(db: Database, new_id: str, old_id: str, *, rule: str, now: datet
     return bool(rows)
 
 
-def facts_about(db: Database, subject: str, *, scopes: Sequence[ScopeLike] | ScopeLike | None = None,
+def facts_about(db: Database, subject: str, *, scopes: Sequence[FactScopeLike] | FactScopeLike | None = None,
                 limit: int = 50) -> list[Fact]:
     """Every current fact tagged with ``subject`` ("everything about mickael"), most important first."""
     subject = required_text(subject, "subject")
@@ -373,7 +373,7 @@ def forget(
     *,
     embedder: Embedder | None = None,
     deferred: DeferredWrites | None = None,
-    scopes: Sequence[ScopeLike] | ScopeLike | None = None,
+    scopes: Sequence[FactScopeLike] | FactScopeLike | None = None,
     min_score: float | None = None,
     reason: str | None = None,
     dry_run: bool = False,

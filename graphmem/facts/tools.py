@@ -15,7 +15,7 @@ from datetime import timedelta
 from typing import Any, Protocol
 
 from ..errors import InvalidInput
-from .model import Fact, ForgetResult, RememberResult, Scope, ScopeLike
+from .model import Fact, FactScope, FactScopeLike, ForgetResult, RememberResult
 
 __all__ = ["TOOLS", "FactMemory", "memory_forget", "memory_search_facts", "memory_store_fact"]
 
@@ -24,36 +24,36 @@ class FactMemory(Protocol):
     """The fact operations the tools use (those of :class:`~graphmem.memory.GraphMemory`)."""
 
     def remember(self, content: str, subjects: Sequence[str] = (), *, type: str | None = None,
-                 ttl: str | timedelta | None = None, scope: ScopeLike = "global", importance: float | None = None,
+                 ttl: str | timedelta | None = None, scope: FactScopeLike = "global", importance: float | None = None,
                  source: str | None = "explicit", turn_id: str | None = None) -> RememberResult: ...
 
-    def search_facts(self, query: str, *, scopes: Sequence[ScopeLike] | None = None, limit: int | None = None,
+    def search_facts(self, query: str, *, scopes: Sequence[FactScopeLike] | None = None, limit: int | None = None,
                      types: Sequence[str] | None = None) -> list[Fact]: ...
 
-    def forget(self, topic_or_id: str, *, scopes: Sequence[ScopeLike] | None = None, reason: str | None = None,
+    def forget(self, topic_or_id: str, *, scopes: Sequence[FactScopeLike] | None = None, reason: str | None = None,
                dry_run: bool = False) -> ForgetResult: ...
 
 
-def _scope(scope: str, project_path: str | None, session_id: str | None) -> Scope:
+def _scope(scope: str, project_path: str | None, session_id: str | None) -> FactScope:
     if scope == "global":
-        return Scope.global_()
+        return FactScope.global_()
     if scope == "project":
         if not project_path:
             raise InvalidInput("scope 'project' needs project_path")
-        return Scope.project(project_path)
+        return FactScope.project(project_path)
     if scope == "session":
         if not session_id:
             raise InvalidInput("scope 'session' needs session_id")
-        return Scope.session(session_id)
-    return Scope.parse(scope)
+        return FactScope.session(session_id)
+    return FactScope.parse(scope)
 
 
-def _visible(project_path: str | None, session_id: str | None) -> list[Scope]:
-    out = [Scope.global_()]
+def _visible(project_path: str | None, session_id: str | None) -> list[FactScope]:
+    out = [FactScope.global_()]
     if project_path:
-        out.append(Scope.project(project_path))
+        out.append(FactScope.project(project_path))
     if session_id:
-        out.append(Scope.session(session_id))
+        out.append(FactScope.session(session_id))
     return out
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import InvalidInput, quoted
-from ..facts.model import Scope as FactScope
+from ..facts.model import FactScope
 from ..paths import find_project_root, normalize_cwd
 from ..sessions import check_id
 

@@ -4,7 +4,7 @@ the prompt's context so the assistant (and the person) see what was stored or fo
 
 from __future__ import annotations
 
-from ..facts import Scope
+from ..facts import FactScope
 from ..integrations.prompt_commands import PromptCommand
 from ..memory import GraphMemory
 from ..models import Session
@@ -24,7 +24,7 @@ def _quote(text: str) -> str:
 
 def run_prompt_command(mem: GraphMemory, session: Session, command: PromptCommand) -> str:
     """Run ``command`` for ``session``'s project; returns the one line that says what happened."""
-    scope = Scope.project(session.project_path)
+    scope = FactScope.project(session.project_path)
     if command.action == "remember":
         if not command.content:
             return "graphmem: nothing was stored (write the fact after `remember:`)"

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 
 from ..facts import FACT_TYPES, Fact
-from ..facts.model import Scope
+from ..facts.model import FactScope
 from ..facts.store import get_fact
 from .common import FieldError, field_errors, state_of
 
@@ -43,7 +43,7 @@ def fact_json(fact: Fact) -> dict[str, Any]:
 
 def _scope(value: str, name: str = "scope") -> str:
     with field_errors(name):
-        return Scope.parse(value).key
+        return FactScope.parse(value).key
 
 
 def _type(value: str | None, name: str = "type") -> str | None:

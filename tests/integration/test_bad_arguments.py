@@ -16,7 +16,7 @@ import pytest
 from graphmem import Database, GraphMemory, InvalidInput, NotFound
 from graphmem.cli.main import main
 from graphmem.embedding import LocalEmbedder
-from graphmem.facts import Scope, forget
+from graphmem.facts import FactScope, forget
 
 from ..conftest import Neo4jTarget
 
@@ -29,7 +29,7 @@ def fmem(database: Database, local_embedder: LocalEmbedder) -> GraphMemory:
 
 
 def test_a_forget_with_a_bad_reason_or_limit_deletes_nothing(fmem: GraphMemory, namespace: str) -> None:
-    scope = Scope.project(namespace + "/p")
+    scope = FactScope.project(namespace + "/p")
     kept = fmem.remember("Alice prefers tea over coffee", ["alice"], scope=scope)
     for bad in (123, b"bytes", ["why"]):
         with pytest.raises(InvalidInput, match=r"^reason must be a string"):
@@ -45,7 +45,7 @@ def test_a_forget_with_a_bad_reason_or_limit_deletes_nothing(fmem: GraphMemory, 
 
 
 def test_subjects_are_a_list_of_strings(fmem: GraphMemory, namespace: str) -> None:
-    scope = Scope.project(namespace + "/p")
+    scope = FactScope.project(namespace + "/p")
     with pytest.raises(InvalidInput, match=r"^subjects must be a list of strings, not a single str \(write \['alice'\]\)"):
         fmem.remember("Alice climbs on Sundays", "alice", scope=scope)  # type: ignore[arg-type]
     for bad, field in (([None], r"subjects\[0\]"), (["bob", {"x": 1}], r"subjects\[1\]"), (5, "subjects")):
@@ -65,7 +65,7 @@ def test_subjects_are_a_list_of_strings(fmem: GraphMemory, namespace: str) -> No
 
 
 def test_fact_listings_refuse_what_they_would_silently_ignore(fmem: GraphMemory, namespace: str) -> None:
-    scope = Scope.project(namespace + "/p")
+    scope = FactScope.project(namespace + "/p")
     fact = fmem.remember("The build uses Python 3.11", ["build"], type="decision", scope=scope).fact
     yesterday = datetime.now(UTC) - timedelta(days=1)
     # a naive time is read as UTC, as everywhere; a timedelta counts back from now

@@ -15,8 +15,8 @@ from graphmem import Database, GraphMemory
 from graphmem.db import DeferredWrites
 from graphmem.embedding import LocalEmbedder
 from graphmem.facts import (
+    FactScope,
     FactTuning,
-    Scope,
     delete_expired_facts,
     extract_facts_from_turn,
     forget_audits,
@@ -59,8 +59,8 @@ def fmem(database: Database, embedder: LocalEmbedder) -> GraphMemory:
 
 
 @pytest.fixture
-def project(namespace: str) -> Scope:
-    return Scope.project(namespace + "/proj")
+def project(namespace: str) -> FactScope:
+    return FactScope.project(namespace + "/proj")
 
 
 @pytest.fixture
@@ -71,7 +71,7 @@ def global_ids(database: Database) -> Iterator[list[str]]:
     delete_facts(database, ids)
 
 
-def test_seed_000_update_and_distinct_facts_fr_en(fmem: GraphMemory, project: Scope) -> None:
+def test_seed_000_update_and_distinct_facts_fr_en(fmem: GraphMemory, project: FactScope) -> None:
     r1 = fmem.remember("Mickael s'est cassé l'épaule", ["mickael", "blessure"], scope=project)
     assert r1.action == "inserted" and r1.fact.type == "fact" and r1.fact.importance == 0.6
     r2 = fmem.remember("Mickael s'est cassé l'épaule le 10 janvier 2026", ["mickael"], scope=project)
@@ -101,7 +101,7 @@ def test_seed_000_update_and_distinct_facts_fr_en(fmem: GraphMemory, project: Sc
     assert "Mickael s'est cassé l'épaule" not in contents  # history is not current
 
 
-def test_facts_stored_before_words_get_them_and_remember_decides(fmem: GraphMemory, project: Scope) -> None:
+def test_facts_stored_before_words_get_them_and_remember_decides(fmem: GraphMemory, project: FactScope) -> None:
     """remember's statement compares the stored `words`; a fact stored without them (an older
     graphmem) makes it write nothing, and remember gives the fact its words and runs it again."""
     old = fmem.remember("Mickael s'est cassé l'épaule", ["mickael"], scope=project)
@@ -132,7 +132,7 @@ def test_facts_stored_before_words_get_them_and_remember_decides(fmem: GraphMemo
     assert support_db(fmem.db).read("testing/fact_words", id=other.fact.id)[0]["words"] == words(other.fact.content)
 
 
-def test_a_remember_whose_connection_was_lost_reports_what_landed(fmem: GraphMemory, project: Scope) -> None:
+def test_a_remember_whose_connection_was_lost_reports_what_landed(fmem: GraphMemory, project: FactScope) -> None:
     """remember's auto-commit statement is run again after a lost connection only once
     facts/remember_landed (its recover step) has found that its new fact did not land."""
     first = fmem.remember("Mickael s'est cassé l'épaule", scope=project)
@@ -145,7 +145,7 @@ def test_a_remember_whose_connection_was_lost_reports_what_landed(fmem: GraphMem
     assert fmem.db.read("facts/remember_landed", id="not-written") == []
 
 
-def test_types_importance_exact_duplicate_and_validation(fmem: GraphMemory, project: Scope) -> None:
+def test_types_importance_exact_duplicate_and_validation(fmem: GraphMemory, project: FactScope) -> None:
     r = fmem.remember("The user prefers dark mode in all applications", type="preference", scope=project)
     assert r.fact.importance == 0.7
     same = fmem.remember("the user prefers DARK mode in all applications!", scope=project)
@@ -165,13 +165,13 @@ def test_types_importance_exact_duplicate_and_validation(fmem: GraphMemory, proj
 
 
 def test_scopes_never_leak_adversarial(fmem: GraphMemory, namespace: str) -> None:
-    pa, pb = Scope.project(namespace + "/a"), Scope.project(namespace + "/b")
+    pa, pb = FactScope.project(namespace + "/a"), FactScope.project(namespace + "/b")
     sa = fmem.create_session(namespace + "/a", project_path=namespace + "/a")
     sb = fmem.create_session(namespace + "/b", project_path=namespace + "/b")
     text = "The deploy script for this repository lives in tools/deploy.sh"
     ra = fmem.remember(text, scope=pa)
     rb = fmem.remember(text, scope=pb)  # identical text in another project: a separate fact
-    rs = fmem.remember(text + " (session note)", scope=Scope.session(sb.id))
+    rs = fmem.remember(text + " (session note)", scope=FactScope.session(sb.id))
     assert ra.action == rb.action == rs.action == "inserted" and ra.fact.id != rb.fact.id
     for fact in fmem.search_facts("where is the deploy script?", scopes=[pa]):
         assert fact.scope_key == pa.key
@@ -184,7 +184,7 @@ def test_scopes_never_leak_adversarial(fmem: GraphMemory, namespace: str) -> Non
     assert rb.fact.id not in {i.fact.id for i in inj.items} and rs.fact.id not in {i.fact.id for i in inj.items}
 
 
-def test_ttl_hides_at_once_and_cleanup_deletes(fmem: GraphMemory, project: Scope) -> None:
+def test_ttl_hides_at_once_and_cleanup_deletes(fmem: GraphMemory, project: FactScope) -> None:
     r = fmem.remember("Mickael est malade", ["mickael", "santé"], ttl="7d", scope=project)
     assert r.fact.expires_at is not None
     assert timedelta(days=6, hours=23) < r.fact.expires_at - datetime.now(UTC) <= timedelta(days=7)
@@ -199,7 +199,7 @@ def test_ttl_hides_at_once_and_cleanup_deletes(fmem: GraphMemory, project: Scope
     assert get_fact(fmem.db, r.fact.id)["fact"].id == r.fact.id
 
 
-def test_worker_periodic_cleanup_deletes_expired_facts(fmem: GraphMemory, project: Scope, namespace: str) -> None:
+def test_worker_periodic_cleanup_deletes_expired_facts(fmem: GraphMemory, project: FactScope, namespace: str) -> None:
     from graphmem.worker import WorkerConfig
 
     gone = fmem.remember("Mickael is on a train to Lyon right now", ttl="1h", scope=project)
@@ -213,7 +213,7 @@ def test_worker_periodic_cleanup_deletes_expired_facts(fmem: GraphMemory, projec
 
 
 def test_forget_topic_and_id_with_audit(fmem: GraphMemory, namespace: str) -> None:
-    pa, pb = Scope.project(namespace + "/a"), Scope.project(namespace + "/b")
+    pa, pb = FactScope.project(namespace + "/a"), FactScope.project(namespace + "/b")
     keep = fmem.remember("David est mon frère", ["david"], scope=pa)
     ex1 = fmem.remember("Julie, my ex, lives in Lyon", ["julie"], scope=pa)
     ex2 = fmem.remember("Julie and I broke up in March", ["julie"], scope=pa)
@@ -231,7 +231,7 @@ def test_forget_topic_and_id_with_audit(fmem: GraphMemory, namespace: str) -> No
     assert [f.id for f in by_id.removed] == [keep.fact.id]
 
 
-def test_search_semantic_top10_and_access_count(fmem: GraphMemory, project: Scope) -> None:
+def test_search_semantic_top10_and_access_count(fmem: GraphMemory, project: FactScope) -> None:
     texts = [f"Fact number {i}: the service {i} runs on port {8000 + i}" for i in range(12)]
     for t in texts:
         fmem.remember(t, scope=project)
@@ -248,7 +248,7 @@ def test_search_semantic_top10_and_access_count(fmem: GraphMemory, project: Scop
 def test_injection_dedup_cap_skip_coalesce_and_log(fmem: GraphMemory, namespace: str, global_ids: list[str]) -> None:
     proj = namespace + "/inj"
     s = fmem.create_session(proj, project_path=proj)
-    pscope = Scope.project(proj)
+    pscope = FactScope.project(proj)
     ident = fmem.remember(f"The user's name is Mickael ({uuid.uuid4().hex[:6]})", type="identity", scope="global")
     global_ids.append(ident.fact.id)
     dec = fmem.remember("Decision: use PostgreSQL for the persistence layer", type="decision", scope=pscope)
@@ -375,9 +375,9 @@ def test_build_context_injects_facts_of_the_session_scopes_only(fmem: GraphMemor
     mine = fmem.create_session(namespace + "/proj", agent="test")
     other = namespace + "/other"
     fmem.store_turn(mine.id, "How do we deploy the billing service?", "With `make deploy` from the repo root.")
-    kept = fmem.remember("The billing service is deployed with make deploy on Fridays", scope=Scope.project(mine.project_path),
+    kept = fmem.remember("The billing service is deployed with make deploy on Fridays", scope=FactScope.project(mine.project_path),
                          type="decision")
-    leak = fmem.remember("The billing service is deployed with make deploy on Fridays", scope=Scope.project(other),
+    leak = fmem.remember("The billing service is deployed with make deploy on Fridays", scope=FactScope.project(other),
                          type="decision")
     block = fmem.build_context(mine.id, "when do we deploy billing?")
     ids = {f["id"] for f in block.facts}
@@ -394,7 +394,7 @@ def test_build_context_injects_facts_of_the_session_scopes_only(fmem: GraphMemor
 
 def test_build_context_writes_its_injection_log_in_the_background(fmem: GraphMemory, namespace: str) -> None:
     s = fmem.create_session(namespace + "/bg", agent="test")
-    fact = fmem.remember("The release train leaves every Tuesday at 10:00", scope=Scope.project(s.project_path),
+    fact = fmem.remember("The release train leaves every Tuesday at 10:00", scope=FactScope.project(s.project_path),
                          type="decision")
     block = fmem.build_context(s.id, "when does the release train leave?")
     assert fact.fact.id in {f["id"] for f in block.facts} and block.facts_log_id is not None
@@ -419,7 +419,7 @@ def test_an_incomplete_index_search_is_widened(
     and last with the exact scan (max_fetch 1: at once)."""
     import graphmem.facts.store as store_mod
 
-    scope = Scope.project(namespace + "/widen")
+    scope = FactScope.project(namespace + "/widen")
     for t in ["The cache layer uses Redis 7", "Julie prefers tea over coffee", "Paul is allergic to peanuts"]:
         assert fmem.remember(t, scope=scope).action == "inserted"
     monkeypatch.setattr(store_mod, "EXACT_SCAN_MAX", 0)
@@ -448,7 +448,7 @@ def test_index_path_agrees_with_exact_scan(fmem: GraphMemory, namespace: str, mo
     import graphmem.facts.vectors as vectors_mod
 
     session = fmem.create_session(namespace + "/idx", agent="test")
-    scope = Scope.project(session.project_path)
+    scope = FactScope.project(session.project_path)
     texts = ["Julie prefers tea over coffee", "The CI runs on GitHub Actions", "Tom moved to Toulouse in 2021",
              "The cache layer uses Redis 7", "Paul is allergic to peanuts", "The mobile app is written in Kotlin"]
     for t in texts:
@@ -525,7 +525,7 @@ def test_pending_vectors_are_seen_before_they_are_indexed(
     held = _HeldWrites(fmem.db)
     fmem.deferred = held
     session = fmem.create_session(namespace + "/pending", agent="test")
-    scope = Scope.project(session.project_path)
+    scope = FactScope.project(session.project_path)
     first = fmem.remember("The cache layer uses Redis 7", scope=scope)
     assert first.action == "inserted"
     # committed with its vector outside the index, its indexing queued on the background writer
@@ -558,7 +558,7 @@ def test_pending_vectors_are_seen_before_they_are_indexed(
         "indexed": True, "pending": False, "pendingSince": False, "superseded": False}
 
 
-def test_remember_indexes_its_vector_on_the_background_writer(fmem: GraphMemory, project: Scope) -> None:
+def test_remember_indexes_its_vector_on_the_background_writer(fmem: GraphMemory, project: FactScope) -> None:
     r = fmem.remember("Nina wants to learn Rust this winter", scope=project)
     wait_for_vectors(fmem.deferred)
     assert _vector_state(fmem.db, r.fact.id) == {

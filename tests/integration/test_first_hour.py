@@ -14,7 +14,7 @@ import pytest
 
 from graphmem.db import Database
 from graphmem.embedding import LocalEmbedder
-from graphmem.facts import Scope, remember
+from graphmem.facts import FactScope, remember
 from graphmem.memory import GraphMemory
 from graphmem.retrieval import ContextConfig
 
@@ -75,7 +75,7 @@ def test_bad_arguments_are_one_line_and_exit_2(database: Database, neo4j_target:
 
 def test_forget_by_short_id_and_whole_history(database: Database, neo4j_target: Neo4jTarget, embedder: LocalEmbedder,
                                               namespace: str) -> None:
-    scope = Scope.project(namespace)
+    scope = FactScope.project(namespace)
     first = remember(database, "the staging database listens on port 5433", ["staging"], scope=scope,
                      embedder=embedder).fact
     second = remember(database, "the nightly build runs at 02:00 UTC", ["ci"], scope=scope, embedder=embedder).fact
@@ -110,7 +110,7 @@ def test_forget_by_short_id_and_whole_history(database: Database, neo4j_target: 
 
 def test_ambiguous_id_prefix_lists_the_candidates(database: Database, neo4j_target: Neo4jTarget,
                                                   namespace: str) -> None:
-    scope = Scope.project(namespace)
+    scope = FactScope.project(namespace)
     a = remember(database, "tabs are four spaces wide here", ["style"], scope=scope).fact
     b = remember(database, "the release branch is cut on Thursdays", ["release"], scope=scope).fact
     prefix = "0c0ffee" + namespace[-6:]
@@ -125,7 +125,7 @@ def test_ambiguous_id_prefix_lists_the_candidates(database: Database, neo4j_targ
     mem = GraphMemory(database)
     assert {f.id for f in mem.list_facts(scopes=[scope])} == set(ids)  # nothing forgotten
     # a caller limited to other scopes never reaches these facts by a prefix
-    elsewhere = mem.forget(ids[1][: len(prefix) + 2], scopes=[Scope.project(namespace + "/other")])
+    elsewhere = mem.forget(ids[1][: len(prefix) + 2], scopes=[FactScope.project(namespace + "/other")])
     assert elsewhere.removed == [] and {f.id for f in mem.list_facts(scopes=[scope])} == set(ids)
     unique = _cli(neo4j_target, "facts", "forget", ids[1][: len(prefix) + 2])
     assert unique.returncode == 0 and unique.stdout.startswith("forgot 1 fact")

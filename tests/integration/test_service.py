@@ -26,7 +26,7 @@ pytest.importorskip("fastapi", reason="needs the service extra (fastapi, uvicorn
 
 from graphmem import Database, GraphMemory  # noqa: E402
 from graphmem.embedding import LocalEmbedder  # noqa: E402
-from graphmem.facts import Scope, inject_facts  # noqa: E402
+from graphmem.facts import FactScope, inject_facts  # noqa: E402
 from graphmem.service import ServiceConfig, create_app, serve_in_thread  # noqa: E402
 
 from ..conftest import Neo4jTarget  # noqa: E402
@@ -159,7 +159,7 @@ def test_search_each_mode_with_score_scope_date_and_excerpt(service: Service, na
                    "The reverse proxy drops the session cookie because of its SameSite attribute. " * 6)
     mem.store_turn(s.id, "Unrelated: which font does the invoice use?", "Inter, 11 points.")
     fact = mem.remember("The shopping cart cookie must be SameSite=None behind the proxy",
-                        scope=Scope.project(proj), type="decision")
+                        scope=FactScope.project(proj), type="decision")
     mem.embed_pending()
     mem.await_text_index()
     for mode in ("semantic", "text", "hybrid"):
@@ -191,7 +191,7 @@ def test_settings_patch_and_the_next_injection_follows(service: Service, namespa
     s = mem.create_session(proj, project_path=proj, agent="test")
     for i in range(4):
         mem.remember(f"Deployment rule {i}: the billing service deploys on Friday from branch release-{i}",
-                     scope=Scope.project(proj), type="decision")
+                     scope=FactScope.project(proj), type="decision")
     r = http.patch("/api/settings", json={"injection.max_results": 2, "injection.min_score": 0.4,
                                           "injection.enabled": True, "injection.dedup_turns": 0})
     assert r.status_code == 200, r.text

@@ -21,7 +21,7 @@ pytest.importorskip("fastapi", reason="needs the service extra (fastapi, uvicorn
 
 from graphmem import Database, GraphMemory
 from graphmem.embedding import LocalEmbedder
-from graphmem.facts import Scope, inject_facts
+from graphmem.facts import FactScope, inject_facts
 from graphmem.notes import NotesConfig, vault_key
 from graphmem.service import create_app, serve_in_thread
 from graphmem.worker import WorkerConfig
@@ -106,7 +106,7 @@ def test_dashboard_sections(page: Chromium, database: Database, namespace: str, 
                  "Deploys ({tag}) are frozen on Friday afternoons",
                  "A hotfix release ({tag}) gets a patch version bump and a changelog line",
                  "Rollbacks ({tag}) of a hotfix deploy are run by the release manager"):
-        mem.remember(rule.format(tag=tag), scope=Scope.project(proj), type="decision")
+        mem.remember(rule.format(tag=tag), scope=FactScope.project(proj), type="decision")
     mem.embed_pending()
     mem.await_text_index()
 

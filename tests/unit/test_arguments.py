@@ -84,13 +84,13 @@ def test_a_reference_time_leaves_room_for_the_windows_reckoned_from_it() -> None
 
 def test_an_error_line_shows_a_long_value_cut_with_its_length() -> None:
     from graphmem.errors import quoted
-    from graphmem.facts import Scope, parse_ttl
+    from graphmem.facts import FactScope, parse_ttl
     from graphmem.files import resolve_file
 
     assert quoted("7d") == "'7d'"
     assert quoted("x" * 5000) == "'" + "x" * 78 + "… (5000 characters)"
     # each of these echoed a 20,000-character argument whole (an MCP client got a screenful)
-    for check in (lambda: parse_ttl("y" * 20_000), lambda: Scope.parse("z" * 20_000),
+    for check in (lambda: parse_ttl("y" * 20_000), lambda: FactScope.parse("z" * 20_000),
                   lambda: resolve_file("\x00" * 20_000, cwd="/p", project="/p")):
         with pytest.raises(InvalidInput) as caught:
             check()

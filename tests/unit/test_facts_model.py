@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from graphmem.errors import InvalidInput, ProviderError
-from graphmem.facts import FACT_TYPES, Scope, parse_ttl
+from graphmem.facts import FACT_TYPES, FactScope, parse_ttl
 from graphmem.facts.extract import _parse
 from graphmem.facts.model import containment, content_key, words
 from graphmem.facts.tuning import TUNING_HELP, _coerce
@@ -51,12 +51,12 @@ def test_parse_ttl_special_and_invalid() -> None:
 
 
 def test_scopes() -> None:
-    assert Scope.parse("global").key == "global"
-    assert Scope.parse("project:/tmp/x/").key == "project:/tmp/x"
-    assert Scope.parse("session:abc").key == "session:abc"
+    assert FactScope.parse("global").key == "global"
+    assert FactScope.parse("project:/tmp/x/").key == "project:/tmp/x"
+    assert FactScope.parse("session:abc").key == "session:abc"
     for bad in ("", "projects:/x", "session:", "other"):
         with pytest.raises(InvalidInput):
-            Scope.parse(bad)
+            FactScope.parse(bad)
 
 
 def test_content_key_and_containment() -> None:

@@ -109,7 +109,7 @@ def test_scopes() -> None:
 
 
 def test_a_facts_scope_given_to_a_search_is_named_in_the_error() -> None:
-    from graphmem.facts import Scope as FactScope
+    from graphmem.facts import FactScope
 
     with pytest.raises(InvalidInput, match=r"project:/p is a fact's scope .*graphmem.retrieval.Scope"):
         parse_scope(FactScope.project("/p"))  # type: ignore[arg-type]

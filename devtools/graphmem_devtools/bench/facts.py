@@ -13,8 +13,8 @@ import numpy as np
 
 from graphmem.db.params import vector_param
 from graphmem.facts import (
+    FactScope,
     FactTuning,
-    Scope,
     delete_facts_under_path,
     get_tuning,
     inject_facts,
@@ -81,7 +81,7 @@ def run_facts_bench(
     result = BenchResult("facts", command, machine_info(info.version))
     rng = random.Random(seed)
     nprng = np.random.default_rng(seed)
-    scope = Scope.project(ns + "/big")
+    scope = FactScope.project(ns + "/big")
     try:
         # 1. bulk load through the same statements remember uses, batched
         t0 = time.perf_counter()
@@ -169,7 +169,7 @@ def run_facts_bench(
         result.figures["inject_facts (message vector given)"] = percentiles(inj)
         small = mem.create_session(ns + "/small", project_path=ns + "/small", agent="bench")
         for i in range(small_facts):
-            mem.remember(_sentence(rng, 4 * 10**7 + i), scope=Scope.project(ns + "/small"))
+            mem.remember(_sentence(rng, 4 * 10**7 + i), scope=FactScope.project(ns + "/small"))
         inj_small = _inject_times(mem, small.id, msgs, vecs, cfg)
         result.figures[f"inject_facts, {small_facts}-fact project (vector given)"] = percentiles(inj_small)
 

@@ -13,7 +13,7 @@ import httpx
 import numpy as np
 
 from graphmem.db.params import vector_param
-from graphmem.facts import Scope, delete_facts_under_path
+from graphmem.facts import FactScope, delete_facts_under_path
 from graphmem.facts.model import words
 from graphmem.memory import GraphMemory
 from graphmem.service import create_app, serve_in_thread
@@ -57,7 +57,7 @@ def run_service_bench(mem: GraphMemory, *, facts: int = 100_000, turns: int = 20
     rng = random.Random(seed)
     nprng = np.random.default_rng(seed)
     proj = ns + "/big"
-    scope = Scope.project(proj)
+    scope = FactScope.project(proj)
     session = None
     try:
         t0 = time.perf_counter()

@@ -217,7 +217,7 @@ def _mkdir_git(path: Path) -> None:
 
 
 def _build_world(mem: Any, cfg: IsolationConfig, base: Path, run: str, say: Callable[[str], None]) -> _World:
-    from graphmem.facts import Scope as FactScope
+    from graphmem.facts import FactScope
     from graphmem.paths import find_project_root, normalize_cwd
 
     w = _World(run=run, base=base)
