@@ -20,7 +20,7 @@ from .datewindow import OPEN_END, OPEN_START
 from .lucene import query_terms
 from .timewords import SINCE
 
-__all__ = ["EventReference", "covers", "event_window", "parse_event_reference"]
+__all__ = ["EventReference", "covers", "event_window", "parse_event_reference", "stem"]
 
 _EN = re.compile(r"\b(?P<rel>ever since|before|after|since|until|till|prior to)\s+(?P<event>[^?.!,;:()]+)")
 _FR = re.compile(r"\b(?P<rel>avant|après|apres|depuis|jusqu'à ce)\s+(?P<event>(?:que\s+|qu'|mon |ma |mes |notre |nos "
@@ -74,7 +74,8 @@ def parse_event_reference(query: str) -> EventReference | None:
     return None
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
+    """A crude stem for matching words across forms ("moved" and "moving", "wedding" and "weddings")."""
     for _ in range(2):
         word = _SUFFIX.sub("", word) if len(word) > 4 else word
     return word[:5]
@@ -83,10 +84,10 @@ def _stem(word: str) -> str:
 def covers(text: str, event: str) -> bool:
     """Whether ``text`` holds at least half of the event clause's words (a crude stem match: "moved"
     and "moving", "wedding" and "weddings")."""
-    words = {_stem(w) for w in query_terms(event.lower(), drop_stopwords=True)}
+    words = {stem(w) for w in query_terms(event.lower(), drop_stopwords=True)}
     if not words:
         return False
-    seen = {_stem(w) for w in re.findall(r"\w+", text.lower())}
+    seen = {stem(w) for w in re.findall(r"\w+", text.lower())}
     return 2 * len(words & seen) >= len(words)
 
 

@@ -259,6 +259,13 @@ class RetrievalConfig:
     proximity_slop: int = 8
     """How far apart (in positions, the moves to bring them together) two query words may stand for
     ``proximity_weight``."""
+    answer_lift: float = 1.0
+    """When one of the best ``answer_seeds`` turns ends on a question about the query's words (its
+    last message holds a sentence ending in ``?`` with two of them), the turn after it gains this x
+    its score and ranks right after it on a tie: in a conversation the answer comes in the next
+    message (``retrieval.answers``; 0 = off)."""
+    answer_seeds: int = 10
+    """How many of the best turns may lift the turn that answers them (``answer_lift``)."""
     exact_scan_max: int = 2000
     """Scopes holding at most this many turns + summaries are scanned exactly with
     ``vector.similarity.cosine`` instead of the approximate vector indexes (servers without in-index

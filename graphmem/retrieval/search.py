@@ -3,8 +3,9 @@
 One search is at most four round trips: the scope's size (cached, it only chooses a strategy),
 the vector candidates of turns **and** summaries in one statement, the full-text candidates, and
 the details of the final hits. Long turns among the full-text candidates add one: their request
-field's share of the score (:mod:`.longturns`). Fusion is a weighted CombSUM of normalised scores
-(``fusion="rrf"``: weighted Reciprocal Rank Fusion).
+field's share of the score (:mod:`.longturns`); a turn search adds one more to lift the turns that
+answer a question the best hits ask (:mod:`.answers`). Fusion is a weighted CombSUM of normalised
+scores (``fusion="rrf"``: weighted Reciprocal Rank Fusion).
 
 How the vector side is run (``SearchResult.strategy["vector"]``):
 
@@ -47,12 +48,13 @@ from ..db.concurrency import LazyPool, pool_for
 from ..embedding import Embedder
 from ..errors import DatabaseError, InvalidInput, quoted
 from ..models import reference_time
+from .answers import lift_answers
 from .fusion import combsum, rrf
 from .graph import fact_seeds, graph_candidates
 from .hits import Candidate, SearchRun, hydrate, ms_since, query_embedding
 from .longturns import cap_context, joined_counts, joined_params, reweigh_long_turns, session_prior_share, vector_shares
 from .lucene import build_query, fields_for, query_terms
-from .models import RetrievalConfig, SearchHit, SearchMode, SearchResult
+from .models import RetrievalConfig, SearchMode, SearchResult
 from .queryparts import merge_parts, parts_apply, split_parts
 from .rerank import rerank_fused, reranks
 from .scopes import Scope, check_levels, parse_scope
@@ -218,11 +220,14 @@ class Searcher:
                                               summary_seeds=by_summary, facts=facts.result() if facts else ())
         if effective == "text" and min_score is not None:
             lists["text"] = [c for c in lists["text"] if c.score >= min_score]
-        ranked, window = rerank_fused(self.db, lambda n: self._fuse(lists, effective, n), query, now, cfg, k,
-                                      run.strategy, sc, lambda e: [c.id for c in self._text(e, sc, [0], 5, run,
-                                                                                            "event", False)])
+        answers = effective != "semantic" and 0 in lv and cfg.answer_lift > 0
+        ranked, window = rerank_fused(self.db, lambda n: self._fuse(lists, effective, n), query, now, cfg,
+                                      max(k, cfg.answer_seeds) if answers else k, run.strategy, sc,
+                                      lambda e: [c.id for c in self._text(e, sc, [0], 5, run, "event", False)])
+        if answers:
+            ranked = lift_answers(self.db, ranked, query, cfg, run.strategy)[:k]
         result.time_window = window.as_dict() if window is not None else None
-        hits = self._hydrate(ranked, lists, sc, effective, with_embeddings, locale, now, run)
+        hits = hydrate(self.db, cfg, ranked, lists, sc, effective, with_embeddings, locale, now, run)
         if pending is not None and (note := pending.result()) is not None:
             run.warnings.append(note)
         result.effective_mode = effective
@@ -483,16 +488,3 @@ class Searcher:
         source = "vector" if mode == "semantic" else "text"
         lst = lists.get(source, [])
         return [(c.id, c.kind, c.score, {source: i}) for i, c in enumerate(lst[:k], start=1)]
-
-    def _hydrate(
-        self,
-        ranked: list[tuple[str, str, float, dict[str, int]]],
-        lists: dict[str, list[Candidate]],
-        scope: Scope,
-        mode: SearchMode,
-        with_embeddings: bool,
-        locale: str,
-        now: datetime | None,
-        run: SearchRun,
-    ) -> list[SearchHit]:
-        return hydrate(self.db, self.config, ranked, lists, scope, mode, with_embeddings, locale, now, run)

@@ -281,3 +281,36 @@ def test_a_question_that_asks_when_lifts_the_turn_that_tells_a_time(
     other = mem.search("what do I love about the climbing gym?", scope=scope, levels=(0,), k=2, mode=mode)
     assert other.hits[0].id == talk and "rerank" not in other.strategy
     mem.searcher(RetrievalConfig())
+
+
+def test_the_turn_after_a_question_about_the_query_answers_it(mem: GraphMemory, namespace: str) -> None:
+    cwd = namespace + "/chat"
+    t0 = datetime(2024, 5, 1, 18, 0, tzinfo=UTC)
+    s = mem.create_session(cwd, project_path=cwd, started_at=t0)
+    said = [
+        "Hey Sam, how was your weekend?",
+        "Great! I finally finished the shelves for the kids' room.",
+        "Nice! What kind of books do you keep in your library?",
+        "Lots of classics, stories from different cultures and educational stuff.",
+        "I love that. Reading to them every night is the best.",
+    ]
+    ids = [mem.store_turn(s.id, u, "", timestamp=t0 + timedelta(minutes=i)).id for i, u in enumerate(said)]
+    # a request answered in its own reply: the turn after it is not the answer
+    told = _session(mem, cwd, t0 + timedelta(days=2), [
+        ("Which books on library science should I read?", "Start with the classics of cataloguing."),
+        ("Thanks, and the weather tomorrow?", "Sunny."),
+    ])
+    mem.embed_pending()
+    mem.await_text_index()
+    scope = Scope.directory(cwd)
+    question = "What kind of books does Sam have in the library?"
+    mem.searcher(replace(RetrievalConfig(), answer_lift=0.0))
+    plain = [h.id for h in mem.search(question, scope=scope, levels=(0,), k=4, mode="text").hits]
+    assert ids[2] in plain and ids[3] not in plain  # the answer shares none of the question's words
+    mem.searcher(RetrievalConfig())
+    res = mem.search(question, scope=scope, levels=(0,), k=4, mode="text")
+    found = [h.id for h in res.hits]
+    assert found[found.index(ids[2]) + 1] == ids[3]
+    assert told[1] not in found
+    assert res.strategy["answers"]["lifted"] == 1
+    assert mem.search(question, scope=scope, levels=(0,), k=4).hits  # hybrid reads them too

@@ -1,0 +1,79 @@
+"""The turn that answers: in a conversation the answer to a question comes in the next message.
+
+A question such as "what kind of books does Alex have in her library?" often matches best the turn
+that *asks* it ("What kind of books you got in your library?"), while the turn that tells the
+answer ("I've got lots of kids' books, classics, ...") shares none of its words. So when one of the
+best hits ends on a question -- its last message (the reply, or the request of a turn without one)
+holds a sentence ending in ``?`` with at least two of the query's words (one, for a one-word query)
+-- the turn after it in its session gains ``answer_lift`` times that hit's score, and ranks right
+after it when the two tie.
+
+A turn whose request asks and whose reply answers is left alone: its reply is the answer, in the
+same turn. One extra round trip (``search/answer_turns``) reads the last messages of the best
+``answer_seeds`` turns and which turn follows each.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..db import Database
+from .eventwindow import stem
+from .lucene import query_terms
+from .models import RetrievalConfig
+from .rerank import Fused
+
+__all__ = ["asks_about", "lift_answers"]
+
+_QUESTION = re.compile(r"[^.!?\n]*\?")
+_WORD = re.compile(r"\w+")
+
+
+def asks_about(text: str, words: set[str]) -> bool:
+    """Whether ``text`` holds a question (a sentence ending in ``?``) with at least two of the stemmed
+    ``words`` (all of them when there is only one)."""
+    if not words or not text:
+        return False
+    need = min(2, len(words))
+    for m in _QUESTION.finditer(text):
+        if len(words & {stem(w) for w in _WORD.findall(m.group(0).lower())}) >= need:
+            return True
+    return False
+
+
+def lift_answers(db: Database, ranked: Sequence[Fused], query: str, config: RetrievalConfig,
+                 strategy: dict[str, Any]) -> list[Fused]:
+    """``ranked`` (best first) with the turn after each of the best ``config.answer_seeds`` turns that
+    asks about the query's words lifted to ``config.answer_lift`` times that turn's score (added when
+    it was not ranked). Ties keep the asking turn first and its answer right after it."""
+    if config.answer_lift <= 0 or config.answer_seeds <= 0:
+        return list(ranked)
+    words = {stem(w) for w in query_terms(query, drop_stopwords=True)}
+    seeds = [d for d, kind, _, _ in ranked if kind == "turn"][: config.answer_seeds]
+    if not words or not seeds:
+        return list(ranked)
+    rows = db.read("search/answer_turns", ids=seeds, textChars=config.max_chars)
+    score = {d: s for d, _, s, _ in ranked}
+    # each item's place in the order: its rank, or just after the turn that asks
+    place: dict[str, float] = {d: float(i) for i, (d, _, _, _) in enumerate(ranked)}
+    lifted = 0
+    for row in rows:
+        asker, nxt = row["id"], row["next"]
+        if nxt is None or not asks_about(row["last"] or "", words):
+            continue
+        gain = config.answer_lift * score[asker]
+        if gain > score.get(nxt, float("-inf")):
+            score[nxt] = gain
+            place[nxt] = place[asker] + 0.5
+            lifted += 1
+    strategy["answers"] = {"seeds": len(seeds), "lifted": lifted}
+    if not lifted:
+        return list(ranked)
+    meta = {d: (kind, ranks) for d, kind, _, ranks in ranked}
+    out: list[Fused] = []
+    for d in sorted(score, key=lambda d: (-score[d], place[d])):
+        kind, ranks = meta.get(d, ("turn", {}))
+        out.append((d, kind, score[d], ranks))
+    return out
