@@ -157,7 +157,7 @@ def test_bench_commands_smoke(database: Database, embedder: LocalEmbedder, tmp_p
     for recipe in ("current recipe", "previous recipe (no graph source, long_turn_chars=0, short turns field by field)",
                    "current recipe without the graph source", "current recipe without fact seeds",
                    "current recipe with short turns field by field", "current recipe without the context cap",
-                   "current recipe without proximity pairs"):
+                   "current recipe without proximity pairs", "current recipe without the answer lift"):
         assert any(k.endswith(f"all scopes, side by side: {recipe}") for k in side), side
     assert any(k.endswith("build_context end to end, side by side: current recipe without the graph source")
                for k in side), side

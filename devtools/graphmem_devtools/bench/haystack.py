@@ -200,6 +200,7 @@ def sweep_haystack_runs() -> list[HaystackRun]:
                     replace(best, join_short_turns=False)),
         HaystackRun("hybrid: neighbours' context not capped", "hybrid", replace(best, context_cap=None)),
         HaystackRun("hybrid: no proximity pairs", "hybrid", replace(best, proximity_weight=0.0)),
+        HaystackRun("hybrid: no answer lift", "hybrid", replace(best, answer_lift=0.0)),
         HaystackRun("hybrid: joined long turns' long request weight 0.5", "hybrid", replace(best, long_request_weight=0.5)),
         HaystackRun("hybrid: joined long turns alone (long request weight 0)", "hybrid",
                     replace(best, long_request_weight=0.0)),

@@ -440,4 +440,5 @@ def sweep_runs() -> list[LocomoRun]:
                   replace(best, join_short_turns=False)),
         LocomoRun("hybrid: neighbours' context not capped", "hybrid", replace(best, context_cap=None)),
         LocomoRun("hybrid: no proximity pairs", "hybrid", replace(best, proximity_weight=0.0)),
+        LocomoRun("hybrid: no answer lift", "hybrid", replace(best, answer_lift=0.0)),
     ]

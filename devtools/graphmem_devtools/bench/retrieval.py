@@ -182,8 +182,8 @@ def _recipes(current: RetrievalConfig) -> list[tuple[str, RetrievalConfig]]:
     the joined short turns and the graph source, then the current one without the graph source,
     without its fact seeds (the synthetic data has no facts: what an empty fact index costs every
     search), with short turns scored field by field (the synthetic turns are all short), without
-    the cap on their neighbours' context (its extra query) and without the query's word pairs
-    scored as phrases."""
+    the cap on their neighbours' context (its extra query), without the query's word pairs
+    scored as phrases and without the answer lift (its extra query)."""
     return [
         ("current recipe", current),
         ("previous recipe (no graph source, long_turn_chars=0, short turns field by field)",
@@ -193,6 +193,7 @@ def _recipes(current: RetrievalConfig) -> list[tuple[str, RetrievalConfig]]:
         ("current recipe with short turns field by field", replace(current, join_short_turns=False)),
         ("current recipe without the context cap", replace(current, context_cap=None)),
         ("current recipe without proximity pairs", replace(current, proximity_weight=0.0)),
+        ("current recipe without the answer lift", replace(current, answer_lift=0.0)),
     ]
 
 
@@ -331,7 +332,8 @@ def run_retrieval_bench(
             f"{base_cfg.graph_weight}), the previous one (no graph source, long_turn_chars=0: long turns take the "
             "whole-session prior; short turns scored field by field in memory_search), the current one without the "
             "graph source, without fact seeds, with short turns field by field, without the context cap (its "
-            "extra query) and without proximity pairs, in rotating order, in one pass; "
+            "extra query), without proximity pairs and without the answer lift (its extra query), in rotating "
+            "order, in one pass; "
             "'median ratio to the first' is the median over queries of each one's latency divided by the current "
             "recipe's for the same query. The synthetic data has no SUMMARIZES, tool-call or fact edges: the graph "
             "statement follows NEXT edges only here.",

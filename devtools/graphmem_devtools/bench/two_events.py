@@ -100,7 +100,8 @@ def two_events_runs(sweep: bool = False) -> list[HaystackRun]:
                  HaystackRun("hybrid: short turns scored field by field (not joined)", "hybrid",
                              replace(best, join_short_turns=False)),
                  HaystackRun("hybrid: neighbours' context not capped", "hybrid", replace(best, context_cap=None)),
-                 HaystackRun("hybrid: no proximity pairs", "hybrid", replace(best, proximity_weight=0.0))]
+                 HaystackRun("hybrid: no proximity pairs", "hybrid", replace(best, proximity_weight=0.0)),
+                 HaystackRun("hybrid: no answer lift", "hybrid", replace(best, answer_lift=0.0))]
     return runs
 
 
