@@ -10,7 +10,8 @@ after it when the two tie.
 
 A turn whose request asks and whose reply answers is left alone: its reply is the answer, in the
 same turn. One extra round trip (``search/answer_turns``) reads the last messages of the best
-``answer_seeds`` turns and which turn follows each.
+turns and which turn follows each; a hybrid search runs it beside its graph statement, on the
+best ``2 x answer_seeds`` turns before the graph and the re-ranking, so it adds no wait.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from .lucene import query_terms
 from .models import RetrievalConfig
 from .rerank import Fused
 
-__all__ = ["asks_about", "lift_answers"]
+__all__ = ["asks_about", "lift_answers", "read_askers"]
 
 _QUESTION = re.compile(r"[^.!?\n]*\?")
 _WORD = re.compile(r"\w+")
@@ -43,32 +44,37 @@ def asks_about(text: str, words: set[str]) -> bool:
     return False
 
 
-def lift_answers(db: Database, ranked: Sequence[Fused], query: str, config: RetrievalConfig,
+def read_askers(db: Database, ids: Sequence[str], config: RetrievalConfig) -> dict[str, tuple[str, str]]:
+    """Turn id -> (the id of the turn after it, its last message), for the turns of ``ids`` that have
+    a next turn (one round trip; none when ``ids`` is empty)."""
+    if not ids:
+        return {}
+    rows = db.read("search/answer_turns", ids=list(ids), textChars=config.max_chars)
+    return {r["id"]: (r["next"], r["last"] or "") for r in rows}
+
+
+def lift_answers(ranked: Sequence[Fused], query: str, config: RetrievalConfig, askers: dict[str, tuple[str, str]],
                  strategy: dict[str, Any]) -> list[Fused]:
     """``ranked`` (best first) with the turn after each of the best ``config.answer_seeds`` turns that
-    asks about the query's words lifted to ``config.answer_lift`` times that turn's score (added when
-    it was not ranked). Ties keep the asking turn first and its answer right after it."""
-    if config.answer_lift <= 0 or config.answer_seeds <= 0:
-        return list(ranked)
+    asks about the query's words (``askers``: what :func:`read_askers` read, for those turns or
+    more) lifted to ``config.answer_lift`` times that turn's score (added when it was not ranked).
+    Ties keep the asking turn first and its answer right after it."""
     words = {stem(w) for w in query_terms(query, drop_stopwords=True)}
     seeds = [d for d, kind, _, _ in ranked if kind == "turn"][: config.answer_seeds]
-    if not words or not seeds:
-        return list(ranked)
-    rows = db.read("search/answer_turns", ids=seeds, textChars=config.max_chars)
     score = {d: s for d, _, s, _ in ranked}
     # each item's place in the order: its rank, or just after the turn that asks
     place: dict[str, float] = {d: float(i) for i, (d, _, _, _) in enumerate(ranked)}
     lifted = 0
-    for row in rows:
-        asker, nxt = row["id"], row["next"]
-        if nxt is None or not asks_about(row["last"] or "", words):
+    for asker in seeds:
+        nxt, last = askers.get(asker, (None, ""))
+        if nxt is None or not asks_about(last, words):
             continue
         gain = config.answer_lift * score[asker]
         if gain > score.get(nxt, float("-inf")):
             score[nxt] = gain
             place[nxt] = place[asker] + 0.5
             lifted += 1
-    strategy["answers"] = {"seeds": len(seeds), "lifted": lifted}
+    strategy["answers"] = {"seeds": len(seeds), "read": len(askers), "lifted": lifted}
     if not lifted:
         return list(ranked)
     meta = {d: (kind, ranks) for d, kind, _, ranks in ranked}

@@ -48,7 +48,7 @@ from ..db.concurrency import LazyPool, pool_for
 from ..embedding import Embedder
 from ..errors import DatabaseError, InvalidInput, quoted
 from ..models import reference_time
-from .answers import lift_answers
+from .answers import lift_answers, read_askers
 from .fusion import combsum, rrf
 from .graph import fact_seeds, graph_candidates
 from .hits import Candidate, SearchRun, hydrate, ms_since, query_embedding
@@ -213,6 +213,11 @@ class Searcher:
             lists["vector"] = vec_c
         if text_future is not None:
             lists["text"] = text_future.result()
+        answers = effective != "semantic" and 0 in lv and cfg.answer_lift > 0 and cfg.answer_seeds > 0
+        askers: Future[dict[str, tuple[str, str]]] | None = None
+        if answers and effective == "hybrid" and cfg.graph_weight > 0:  # read beside the graph statement
+            early = [d for d, kind, _, _ in self._fuse(lists, effective, 4 * cfg.answer_seeds) if kind == "turn"]
+            askers = pool_for(self.db, _pool).submit(read_askers, self.db, early[: 2 * cfg.answer_seeds], cfg)
         if effective == "hybrid" and cfg.graph_weight > 0:
             seeds = self._fuse(lists, effective, cfg.graph_seeds)
             by_summary = [(c.id, c.kind, c.score) for c in summary_seeds.result()] if summary_seeds else []
@@ -220,12 +225,13 @@ class Searcher:
                                               summary_seeds=by_summary, facts=facts.result() if facts else ())
         if effective == "text" and min_score is not None:
             lists["text"] = [c for c in lists["text"] if c.score >= min_score]
-        answers = effective != "semantic" and 0 in lv and cfg.answer_lift > 0
         ranked, window = rerank_fused(self.db, lambda n: self._fuse(lists, effective, n), query, now, cfg,
                                       max(k, cfg.answer_seeds) if answers else k, run.strategy, sc,
                                       lambda e: [c.id for c in self._text(e, sc, [0], 5, run, "event", False)])
         if answers:
-            ranked = lift_answers(self.db, ranked, query, cfg, run.strategy)[:k]
+            top = [d for d, kind, _, _ in ranked if kind == "turn"][: cfg.answer_seeds]
+            read = askers.result() if askers is not None else read_askers(self.db, top, cfg)
+            ranked = lift_answers(ranked, query, cfg, read, run.strategy)[:k]
         result.time_window = window.as_dict() if window is not None else None
         hits = hydrate(self.db, cfg, ranked, lists, sc, effective, with_embeddings, locale, now, run)
         if pending is not None and (note := pending.result()) is not None:

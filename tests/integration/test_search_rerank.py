@@ -313,4 +313,7 @@ def test_the_turn_after_a_question_about_the_query_answers_it(mem: GraphMemory, 
     assert found[found.index(ids[2]) + 1] == ids[3]
     assert told[1] not in found
     assert res.strategy["answers"]["lifted"] == 1
-    assert mem.search(question, scope=scope, levels=(0,), k=4).hits  # hybrid reads them too
+    # hybrid reads the asking turns beside its graph statement
+    hy = mem.search(question, scope=scope, levels=(0,), k=4)
+    found = [h.id for h in hy.hits]
+    assert found[found.index(ids[2]) + 1] == ids[3] and hy.strategy["answers"]["lifted"] == 1
