@@ -46,7 +46,8 @@ def asks_about(text: str, words: set[str]) -> bool:
 
 def read_askers(db: Database, ids: Sequence[str], config: RetrievalConfig) -> dict[str, tuple[str, str]]:
     """Turn id -> (the id of the turn after it, its last message), for the turns of ``ids`` that have
-    a next turn (one round trip; none when ``ids`` is empty)."""
+    a next turn and whose last message holds a question mark (one round trip; none when ``ids`` is
+    empty)."""
     if not ids:
         return {}
     rows = db.read("search/answer_turns", ids=list(ids), textChars=config.max_chars)
