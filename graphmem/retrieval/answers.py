@@ -10,8 +10,9 @@ after it when the two tie.
 
 A turn whose request asks and whose reply answers is left alone: its reply is the answer, in the
 same turn. One extra round trip (``search/answer_turns``) reads the last messages of the best
-turns and which turn follows each; a hybrid search runs it beside its graph statement, on the
-best ``2 x answer_seeds`` turns before the graph and the re-ranking, so it adds no wait.
+turns that hold a ``?`` and which turn follows each; a hybrid search runs it beside its graph
+statement, on the best ``2 x answer_seeds`` turns before the graph and the re-ranking, a text
+search after its ranking. Semantic searches lift nothing.
 """
 
 from __future__ import annotations

@@ -263,7 +263,7 @@ class RetrievalConfig:
     """When one of the best ``answer_seeds`` turns ends on a question about the query's words (its
     last message holds a sentence ending in ``?`` with two of them), the turn after it gains this x
     its score and ranks right after it on a tie: in a conversation the answer comes in the next
-    message (``retrieval.answers``; 0 = off)."""
+    message (hybrid and text searches; ``retrieval.answers``; 0 = off)."""
     answer_seeds: int = 10
     """How many of the best turns may lift the turn that answers them (``answer_lift``)."""
     exact_scan_max: int = 2000
