@@ -215,11 +215,12 @@ class Searcher:
             lists["text"] = text_future.result()
         answers = effective != "semantic" and 0 in lv and cfg.answer_lift > 0 and cfg.answer_seeds > 0
         askers: Future[dict[str, tuple[str, str]]] | None = None
-        if answers and effective == "hybrid" and cfg.graph_weight > 0:  # read beside the graph statement
-            early = [d for d, kind, _, _ in self._fuse(lists, effective, 4 * cfg.answer_seeds) if kind == "turn"]
-            askers = pool_for(self.db, _pool).submit(read_askers, self.db, early[: 2 * cfg.answer_seeds], cfg)
         if effective == "hybrid" and cfg.graph_weight > 0:
-            seeds = self._fuse(lists, effective, cfg.graph_seeds)
+            early = self._fuse(lists, effective, max(cfg.graph_seeds, 4 * cfg.answer_seeds if answers else 0))
+            if answers:  # the asking turns are read beside the graph statement
+                turns = [d for d, kind, _, _ in early if kind == "turn"][: 2 * cfg.answer_seeds]
+                askers = pool_for(self.db, _pool).submit(read_askers, self.db, turns, cfg)
+            seeds = early[: cfg.graph_seeds]
             by_summary = [(c.id, c.kind, c.score) for c in summary_seeds.result()] if summary_seeds else []
             lists["graph"] = graph_candidates(self.db, cfg, [(d, kind, s) for d, kind, s, _ in seeds], sc, lv, run,
                                               summary_seeds=by_summary, facts=facts.result() if facts else ())
