@@ -3,6 +3,8 @@
 // A branch whose $turnK / $summaryK is 0 does not run.
 // Turns are matched on ctxEmbedding (their vector averaged with the same-session neighbours', weight 0.3;
 // graphmem.embedding), summaries on their own embedding.
+// One row: `rows`, the candidates as maps {id, kind, cosine, chars (a turn's length)}, in no order
+// (a list of maps is cheaper to read than one record per candidate).
 CALL () {
   WITH 1 AS go WHERE $turnK > 0
   MATCH (t:Turn {projectPath: $value})
@@ -18,5 +20,5 @@ CALL () {
   ORDER BY score DESC LIMIT $summaryK
   RETURN m AS node, 'summary' AS kind, score
 }
-RETURN node.id AS id, kind, score AS cosine,
-       CASE WHEN kind = 'turn' THEN coalesce(node.chars, size(coalesce(node.userMessage, '')) + size(coalesce(node.assistantMessage, ''))) END AS chars
+RETURN collect({id: node.id, kind: kind, cosine: score,
+                chars: CASE WHEN kind = 'turn' THEN coalesce(node.chars, size(coalesce(node.userMessage, '')) + size(coalesce(node.assistantMessage, ''))) END}) AS rows

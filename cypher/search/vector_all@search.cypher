@@ -4,6 +4,8 @@ CYPHER 25 CALL () {
   // Vector search over turns and summaries of one scope (everything) in one round trip, filtered inside
   // the indexes (Cypher 25 SEARCH clause, Neo4j 2026.01+). Index scores are (1 + cos) / 2; returned as cosine.
   // A branch whose $turnK / $summaryK is 0 does not run. Levels: the index filters the range, then IN $levels.
+  // One row: `rows`, the candidates as maps {id, kind, cosine, chars (a turn's length)}, in no order
+  // (a list of maps is cheaper to read than one record per candidate).
   WITH 1 AS go WHERE $turnK > 0
   MATCH (t:Turn)
     SEARCH t IN (VECTOR INDEX turn_context_embedding FOR $vector LIMIT $turnK) SCORE AS score
@@ -15,5 +17,5 @@ CYPHER 25 CALL () {
   RETURN m AS node, 'summary' AS kind, score
 }
 WITH node, kind, score WHERE kind = 'turn' OR node.level IN $levels
-RETURN node.id AS id, kind, 2 * score - 1 AS cosine,
-       CASE WHEN kind = 'turn' THEN coalesce(node.chars, size(coalesce(node.userMessage, '')) + size(coalesce(node.assistantMessage, ''))) END AS chars
+RETURN collect({id: node.id, kind: kind, cosine: 2 * score - 1,
+                chars: CASE WHEN kind = 'turn' THEN coalesce(node.chars, size(coalesce(node.userMessage, '')) + size(coalesce(node.assistantMessage, ''))) END}) AS rows

@@ -4,6 +4,8 @@
 // Index scores are (1 + cos) / 2; returned as cosine. A branch whose $turnK / $summaryK is 0 does not run.
 // Turns are matched on ctxEmbedding (their vector averaged with the same-session neighbours', weight 0.3;
 // graphmem.embedding), summaries on their own embedding.
+// One row: `rows`, the candidates as maps {id, kind, cosine, chars (a turn's length)}, in no order
+// (a list of maps is cheaper to read than one record per candidate).
 CALL () {
   WITH 1 AS go WHERE $turnK > 0
   CALL db.index.vector.queryNodes('turn_context_embedding', $turnFetch, $vector) YIELD node, score
@@ -15,5 +17,5 @@ CALL () {
   WITH node, score WHERE node.level IN $levels AND node.cwd = $value
   RETURN node, 'summary' AS kind, score ORDER BY score DESC LIMIT $summaryK
 }
-RETURN node.id AS id, kind, 2 * score - 1 AS cosine,
-       CASE WHEN kind = 'turn' THEN coalesce(node.chars, size(coalesce(node.userMessage, '')) + size(coalesce(node.assistantMessage, ''))) END AS chars
+RETURN collect({id: node.id, kind: kind, cosine: 2 * score - 1,
+                chars: CASE WHEN kind = 'turn' THEN coalesce(node.chars, size(coalesce(node.userMessage, '')) + size(coalesce(node.assistantMessage, ''))) END}) AS rows

@@ -9,10 +9,11 @@ holds a sentence ending in ``?`` with at least two of the query's words (one, fo
 after it when the two tie.
 
 A turn whose request asks and whose reply answers is left alone: its reply is the answer, in the
-same turn. One extra round trip (``search/answer_turns``) reads the last messages of the best
-turns that hold a ``?`` and which turn follows each; a hybrid search runs it beside its graph
-statement, on the best ``2 x answer_seeds`` turns before the graph and the re-ranking, a text
-search after its ranking. Semantic searches lift nothing.
+same turn. The last messages of the best turns that hold a ``?``, and which turn follows each, are
+read in the hybrid search's graph statement (``search/graph_*``), for the best ``2 x answer_seeds``
+turns before the graph and the re-ranking; a search without the graph source (text mode, or
+``graph_weight`` 0) reads them after its ranking, in one round trip of its own
+(``search/answer_turns``). Semantic searches lift nothing.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from .lucene import query_terms
 from .models import RetrievalConfig
 from .rerank import Fused
 
-__all__ = ["asks_about", "lift_answers", "read_askers"]
+__all__ = ["askers_of", "asks_about", "lift_answers", "read_askers"]
 
 _QUESTION = re.compile(r"[^.!?\n]*\?")
 _WORD = re.compile(r"\w+")
@@ -51,7 +52,12 @@ def read_askers(db: Database, ids: Sequence[str], config: RetrievalConfig) -> di
     empty)."""
     if not ids:
         return {}
-    rows = db.read("search/answer_turns", ids=list(ids), textChars=config.max_chars)
+    return askers_of(db.read("search/answer_turns", ids=list(ids), textChars=config.max_chars))
+
+
+def askers_of(rows: Sequence[dict[str, Any]]) -> dict[str, tuple[str, str]]:
+    """Rows ``{id, next, last}`` (``search/answer_turns``'s, or the ``askers`` of a graph statement)
+    as :func:`read_askers` returns them."""
     return {r["id"]: (r["next"], r["last"] or "") for r in rows}
 
 

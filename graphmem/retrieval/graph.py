@@ -71,12 +71,16 @@ def graph_candidates(
     *,
     summary_seeds: Sequence[tuple[str, str, float]] = (),
     facts: Sequence[tuple[str, str, float]] = (),
-) -> list[Candidate]:
+    asker_ids: Sequence[str] = (),
+) -> tuple[list[Candidate], list[dict[str, Any]] | None]:
     """The graph list for ``seeds`` (``(id, kind, fused score)``, best first), best first, at most
-    ``graph_depth``. ``summary_seeds``: summaries found for the query although the search's levels
-    leave summaries out (their full-text scores), so that what they cover can still climb. ``facts``:
-    the facts nearest to the query (:func:`fact_seeds`), whose source turns climb. Each list's scores
-    are scaled by its best, so the edge weights mean the same for every fusion."""
+    ``graph_depth``, and the asking turns among ``asker_ids`` that the same statement read (rows
+    ``{id, next, last}`` for :func:`graphmem.retrieval.answers.askers_of`; ``None`` when no statement
+    ran because nothing seeds the graph). ``summary_seeds``: summaries found for the query although
+    the search's levels leave summaries out (their full-text scores), so that what they cover can
+    still climb. ``facts``: the facts nearest to the query (:func:`fact_seeds`), whose source turns
+    climb. Each list's scores are scaled by its best, so the edge weights mean the same for every
+    fusion."""
     t0 = time.perf_counter()
     scaled = _scaled(seeds) + _scaled(summary_seeds) + _scaled(facts)
     info: dict[str, Any] = {"seeds": len(scaled), "summary_seeds": len(summary_seeds), "fact_seeds": len(facts)}
@@ -84,7 +88,7 @@ def graph_candidates(
     if not scaled:
         info["candidates"] = 0
         run.timings["graph"] = ms_since(t0)
-        return []
+        return [], None
     params: dict[str, Any] = {
         "turnSeeds": [{"id": d, "score": s} for d, kind, s in scaled if kind == "turn"],
         "summarySeeds": [{"id": d, "score": s} for d, kind, s in scaled if kind not in ("turn", "fact")],
@@ -95,11 +99,14 @@ def graph_candidates(
         "includeTurns": 0 in levels,
         "levels": [x for x in levels if x >= 1],
         "limit": config.graph_depth,
+        "askerIds": list(asker_ids),
+        "textChars": config.max_chars,
     }
     if scope.value is not None:
         params["value"] = scope.value
-    rows = db.read(f"search/graph_{scope.file_kind}", **params)
-    cands = [Candidate(r["id"], r["kind"], float(r["score"])) for r in rows]
+    found = db.read(f"search/graph_{scope.file_kind}", **params)
+    row = found[0] if found else {"rows": [], "askers": []}
+    cands = [Candidate(r["id"], r["kind"], float(r["score"])) for r in row["rows"]]
     info["candidates"] = len(cands)
     run.timings["graph"] = ms_since(t0)
-    return cands
+    return cands, list(row["askers"])

@@ -19,7 +19,7 @@ from .models import RetrievalConfig, SearchHit, SearchMode
 from .reltime import relative_time
 from .scopes import Scope
 
-__all__ = ["Candidate", "SearchRun", "hydrate", "ms_since", "query_embedding"]
+__all__ = ["Candidate", "SearchRun", "candidate_rows", "hydrate", "ms_since", "query_embedding"]
 
 log = logging.getLogger("graphmem.retrieval")
 
@@ -42,6 +42,12 @@ class SearchRun:
     strategy: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+
+
+def candidate_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The candidates of a statement that returns them in one row, as its ``rows`` list (a list of
+    maps is cheaper to read than one record per candidate)."""
+    return list(rows[0]["rows"]) if rows else []
 
 
 def ms_since(t0: float) -> float:

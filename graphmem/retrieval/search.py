@@ -3,8 +3,9 @@
 One search is at most four round trips: the scope's size (cached, it only chooses a strategy),
 the vector candidates of turns **and** summaries in one statement, the full-text candidates, and
 the details of the final hits. Long turns among the full-text candidates add one: their request
-field's share of the score (:mod:`.longturns`); a turn search adds one more to lift the turns that
-answer a question the best hits ask (:mod:`.answers`). Fusion is a weighted CombSUM of normalised
+field's share of the score (:mod:`.longturns`); a turn search without the graph source adds one more
+to lift the turns that answer a question the best hits ask (:mod:`.answers`; with the graph source
+the graph statement reads them). Each candidate statement returns its candidates in one row. Fusion is a weighted CombSUM of normalised
 scores (``fusion="rrf"``: weighted Reciprocal Rank Fusion).
 
 How the vector side is run (``SearchResult.strategy["vector"]``):
@@ -48,10 +49,10 @@ from ..db.concurrency import LazyPool, pool_for
 from ..embedding import Embedder
 from ..errors import DatabaseError, InvalidInput, quoted
 from ..models import reference_time
-from .answers import lift_answers, read_askers
+from .answers import askers_of, lift_answers, read_askers
 from .fusion import combsum, rrf
 from .graph import fact_seeds, graph_candidates
-from .hits import Candidate, SearchRun, hydrate, ms_since, query_embedding
+from .hits import Candidate, SearchRun, candidate_rows, hydrate, ms_since, query_embedding
 from .longturns import cap_context, joined_counts, joined_params, reweigh_long_turns, session_prior_share, vector_shares
 from .lucene import build_query, fields_for, query_terms
 from .models import RetrievalConfig, SearchMode, SearchResult
@@ -214,16 +215,18 @@ class Searcher:
         if text_future is not None:
             lists["text"] = text_future.result()
         answers = effective != "semantic" and 0 in lv and cfg.answer_lift > 0 and cfg.answer_seeds > 0
-        askers: Future[dict[str, tuple[str, str]]] | None = None
+        askers: dict[str, tuple[str, str]] | None = None
         if effective == "hybrid" and cfg.graph_weight > 0:
             early = self._fuse(lists, effective, max(cfg.graph_seeds, 4 * cfg.answer_seeds if answers else 0))
-            if answers:  # the asking turns are read beside the graph statement
-                turns = [d for d, kind, _, _ in early if kind == "turn"][: 2 * cfg.answer_seeds]
-                askers = pool_for(self.db, _pool).submit(read_askers, self.db, turns, cfg)
+            # the graph statement also reads the asking turns among the best 2 x answer_seeds
+            asking = [d for d, kind, _, _ in early if kind == "turn"][: 2 * cfg.answer_seeds] if answers else []
             seeds = early[: cfg.graph_seeds]
             by_summary = [(c.id, c.kind, c.score) for c in summary_seeds.result()] if summary_seeds else []
-            lists["graph"] = graph_candidates(self.db, cfg, [(d, kind, s) for d, kind, s, _ in seeds], sc, lv, run,
-                                              summary_seeds=by_summary, facts=facts.result() if facts else ())
+            lists["graph"], asked = graph_candidates(
+                self.db, cfg, [(d, kind, s) for d, kind, s, _ in seeds], sc, lv, run,
+                summary_seeds=by_summary, facts=facts.result() if facts else (), asker_ids=asking)
+            if answers and asked is not None:
+                askers = askers_of(asked)
         if effective == "text" and min_score is not None:
             lists["text"] = [c for c in lists["text"] if c.score >= min_score]
         ranked, window = rerank_fused(self.db, lambda n: self._fuse(lists, effective, n), query, now, cfg,
@@ -231,7 +234,7 @@ class Searcher:
                                       lambda e: [c.id for c in self._text(e, sc, [0], 5, run, "event", False)])
         if answers:
             top = [d for d, kind, _, _ in ranked if kind == "turn"][: cfg.answer_seeds]
-            read = askers.result() if askers is not None else read_askers(self.db, top, cfg)
+            read = askers if askers is not None else read_askers(self.db, top, cfg)
             ranked = lift_answers(ranked, query, cfg, read, run.strategy)[:k]
         result.time_window = window.as_dict() if window is not None else None
         hits = hydrate(self.db, cfg, ranked, lists, sc, effective, with_embeddings, locale, now, run)
@@ -319,10 +322,10 @@ class Searcher:
                     run.warnings.append(_FALLBACK_WARNING)
                     return self._overfetch(scope, b, levels, n_turns, n_summaries, info)
                 try:
-                    return self.db.read(
+                    return candidate_rows(self.db.read(
                         f"search/vector_{scope.file_kind}@search", **b, levels=levels,
                         minLevel=min(summary_levels, default=1), maxLevel=max(summary_levels, default=1),
-                    )
+                    ))
                 except DatabaseError as e:
                     if not e.server_failure:
                         raise  # a bad statement, a transient error or an outage is not the index's failure
@@ -354,7 +357,7 @@ class Searcher:
         return cands
 
     def _exact(self, scope: Scope, base: dict[str, Any], levels: list[int]) -> list[dict[str, Any]]:
-        return self.db.read(f"search/exact_{scope.file_kind}", **base, levels=levels)
+        return candidate_rows(self.db.read(f"search/exact_{scope.file_kind}", **base, levels=levels))
 
     def _overfetch(
         self, scope: Scope, base: dict[str, Any], levels: list[int], n_turns: int, n_summaries: int,
@@ -385,10 +388,10 @@ class Searcher:
                 info["reason"] = f"over-fetch {max(fetch_t, fetch_s)} > max_fetch {cfg.max_fetch}"
                 return self._exact(scope, base, levels)
             rounds += 1
-            rows = self.db.read(
+            rows = candidate_rows(self.db.read(
                 name, **{**base, "turnK": need["turn"], "summaryK": need["summary"]},
                 levels=levels, turnFetch=max(fetch_t, 1), summaryFetch=max(fetch_s, 1),
-            )
+            ))
             for r in rows:
                 got[r["kind"]].append(r)
             info["fetch"] = {"turns": fetch_t, "summaries": fetch_s, "rounds": rounds}
