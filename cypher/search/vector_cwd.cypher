@@ -5,7 +5,8 @@
 // Turns are matched on ctxEmbedding (their vector averaged with the same-session neighbours', weight 0.3;
 // graphmem.embedding), summaries on their own embedding.
 // One row: `rows`, the candidates as maps {id, kind, cosine, chars (a turn's length)}, in no order
-// (a list of maps is cheaper to read than one record per candidate).
+// (a list of maps is cheaper to read than one record per candidate), and how many of the scope's turns
+// (when $turnK > 0) and summaries of $levels (when $summaryK > 0) wait for their embedding, unseen here.
 CALL () {
   WITH 1 AS go WHERE $turnK > 0
   CALL db.index.vector.queryNodes('turn_context_embedding', $turnFetch, $vector) YIELD node, score
@@ -17,5 +18,8 @@ CALL () {
   WITH node, score WHERE node.level IN $levels AND node.cwd = $value
   RETURN node, 'summary' AS kind, score ORDER BY score DESC LIMIT $summaryK
 }
-RETURN collect({id: node.id, kind: kind, cosine: 2 * score - 1,
-                chars: CASE WHEN kind = 'turn' THEN coalesce(node.chars, size(coalesce(node.userMessage, '')) + size(coalesce(node.assistantMessage, ''))) END}) AS rows
+WITH collect({id: node.id, kind: kind, cosine: 2 * score - 1,
+              chars: CASE WHEN kind = 'turn' THEN coalesce(node.chars, size(coalesce(node.userMessage, '')) + size(coalesce(node.assistantMessage, ''))) END}) AS rows
+RETURN rows,
+       COUNT { MATCH (t:Turn {embedState: 'pending'}) WHERE $turnK > 0 AND t.cwd = $value } AS pendingTurns,
+       COUNT { MATCH (m:Summary {embedState: 'pending'}) WHERE $summaryK > 0 AND m.level IN $levels AND m.cwd = $value } AS pendingSummaries

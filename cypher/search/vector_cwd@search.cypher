@@ -5,7 +5,8 @@ CYPHER 25 CALL () {
   // the indexes (Cypher 25 SEARCH clause, Neo4j 2026.01+). Index scores are (1 + cos) / 2; returned as cosine.
   // A branch whose $turnK / $summaryK is 0 does not run. Levels: the index filters the range, then IN $levels.
   // One row: `rows`, the candidates as maps {id, kind, cosine, chars (a turn's length)}, in no order
-  // (a list of maps is cheaper to read than one record per candidate).
+  // (a list of maps is cheaper to read than one record per candidate), and how many of the scope's turns
+  // (when $turnK > 0) and summaries of $levels (when $summaryK > 0) wait for their embedding, unseen here.
   WITH 1 AS go WHERE $turnK > 0
   MATCH (t:Turn)
     SEARCH t IN (VECTOR INDEX turn_context_embedding FOR $vector WHERE t.cwd = $value LIMIT $turnK) SCORE AS score
@@ -17,5 +18,8 @@ CYPHER 25 CALL () {
   RETURN m AS node, 'summary' AS kind, score
 }
 WITH node, kind, score WHERE kind = 'turn' OR node.level IN $levels
-RETURN collect({id: node.id, kind: kind, cosine: 2 * score - 1,
-                chars: CASE WHEN kind = 'turn' THEN coalesce(node.chars, size(coalesce(node.userMessage, '')) + size(coalesce(node.assistantMessage, ''))) END}) AS rows
+WITH collect({id: node.id, kind: kind, cosine: 2 * score - 1,
+              chars: CASE WHEN kind = 'turn' THEN coalesce(node.chars, size(coalesce(node.userMessage, '')) + size(coalesce(node.assistantMessage, ''))) END}) AS rows
+RETURN rows,
+       COUNT { MATCH (t:Turn {embedState: 'pending'}) WHERE $turnK > 0 AND t.cwd = $value } AS pendingTurns,
+       COUNT { MATCH (m:Summary {embedState: 'pending'}) WHERE $summaryK > 0 AND m.level IN $levels AND m.cwd = $value } AS pendingSummaries

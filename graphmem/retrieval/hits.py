@@ -19,7 +19,7 @@ from .models import RetrievalConfig, SearchHit, SearchMode
 from .reltime import relative_time
 from .scopes import Scope
 
-__all__ = ["Candidate", "SearchRun", "candidate_rows", "hydrate", "ms_since", "query_embedding"]
+__all__ = ["Candidate", "SearchRun", "hydrate", "ms_since", "pending_warning", "query_embedding", "vector_rows"]
 
 log = logging.getLogger("graphmem.retrieval")
 
@@ -44,10 +44,26 @@ class SearchRun:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def candidate_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The candidates of a statement that returns them in one row, as its ``rows`` list (a list of
-    maps is cheaper to read than one record per candidate)."""
-    return list(rows[0]["rows"]) if rows else []
+def vector_rows(db: Database, name: str, params: dict[str, Any], pending: dict[str, int]) -> list[dict[str, Any]]:
+    """The candidates of the vector statement ``name`` (``search/vector_*``, ``search/exact_*``: one
+    row, the candidates as its ``rows`` list). ``pending`` keeps, per side (``turns``,
+    ``summaries``), how many of the scope's items the statement saw waiting for their embedding:
+    the most any statement of the search saw (an over-fetch may run several)."""
+    found = db.read(name, **params)
+    if not found:
+        return []
+    row = found[0]
+    for side, key in (("turns", "pendingTurns"), ("summaries", "pendingSummaries")):
+        pending[side] = max(pending.get(side, 0), int(row.get(key) or 0))
+    return list(row["rows"])
+
+
+def pending_warning(n: int) -> str | None:
+    """The warning of a vector search whose scope holds ``n`` items still waiting for an embedding."""
+    if n <= 0:
+        return None
+    return (f"{n} item{'s' if n != 1 else ''} in scope {'are' if n != 1 else 'is'} not embedded yet; run "
+            "`graphmem worker` (or wait for it) for semantic search to see them")
 
 
 def ms_since(t0: float) -> float:

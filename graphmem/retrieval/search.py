@@ -52,7 +52,7 @@ from ..models import reference_time
 from .answers import askers_of, lift_answers, read_askers
 from .fusion import combsum, rrf
 from .graph import fact_seeds, graph_candidates
-from .hits import Candidate, SearchRun, candidate_rows, hydrate, ms_since, query_embedding
+from .hits import Candidate, SearchRun, hydrate, ms_since, pending_warning, query_embedding, vector_rows
 from .longturns import cap_context, joined_counts, joined_params, reweigh_long_turns, session_prior_share, vector_shares
 from .lucene import build_query, fields_for, query_terms
 from .models import RetrievalConfig, SearchMode, SearchResult
@@ -204,11 +204,11 @@ class Searcher:
         facts: Future[list[tuple[str, str, float]]] | None = None
         if effective == "hybrid" and cfg.graph_weight > 0 and qvec is not None and 0 in lv:
             facts = pool_for(self.db, _pool).submit(fact_seeds, self.db, cfg, qvec, sc, run, self.scope_size)
-        pending: Future[str | None] | None = None
+        waiting: dict[str, int] | None = None
         if effective in ("hybrid", "semantic") and qvec is not None:
-            pending = pool_for(self.db, _pool).submit(self._pending_warning, sc, lv)
             full = effective == "hybrid" or reranks(cfg, query, now)
-            vec_c = self._vector(qvec, sc, lv, cfg.vector_depth if full else max(k, 1), run)
+            waiting = {}  # the vector statements also count what waits for an embedding
+            vec_c = self._vector(qvec, sc, lv, cfg.vector_depth if full else max(k, 1), run, waiting)
             if min_score is not None:
                 vec_c = [c for c in vec_c if c.score >= min_score]
             lists["vector"] = vec_c
@@ -238,8 +238,10 @@ class Searcher:
             ranked = lift_answers(ranked, query, cfg, read, run.strategy)[:k]
         result.time_window = window.as_dict() if window is not None else None
         hits = hydrate(self.db, cfg, ranked, lists, sc, effective, with_embeddings, locale, now, run)
-        if pending is not None and (note := pending.result()) is not None:
-            run.warnings.append(note)
+        if waiting is not None:  # no vector statement ran on an empty scope: the count is read alone
+            note = pending_warning(sum(waiting.values())) if waiting else self._pending_warning(sc, lv)
+            if note is not None:
+                run.warnings.append(note)
         result.effective_mode = effective
         result.hits = hits
         result.warnings = run.warnings
@@ -251,11 +253,7 @@ class Searcher:
     def _pending_warning(self, scope: Scope, levels: list[int]) -> str | None:
         """The warning of a vector search whose scope holds items still waiting for an embedding."""
         rows = self.db.read("search/pending_in_scope", kind=scope.file_kind, value=scope.value, levels=levels)
-        n = sum(int(r.get("turns") or 0) + int(r.get("summaries") or 0) for r in rows)
-        if n == 0:
-            return None
-        return (f"{n} item{'s' if n != 1 else ''} in scope {'are' if n != 1 else 'is'} not embedded yet; run "
-                "`graphmem worker` (or wait for it) for semantic search to see them")
+        return pending_warning(sum(int(r.get("turns") or 0) + int(r.get("summaries") or 0) for r in rows))
 
     def scope_size(self, scope: Scope) -> tuple[int, int]:
         """(turns, summaries) in the scope, cached for ``count_cache_seconds``."""
@@ -281,7 +279,9 @@ class Searcher:
             self._filter_broken.clear()
 
     # -- pieces ----------------------------------------------------------------------------
-    def _vector(self, vec: list[float], scope: Scope, levels: list[int], depth: int, run: SearchRun) -> list[Candidate]:
+    def _vector(self, vec: list[float], scope: Scope, levels: list[int], depth: int, run: SearchRun,
+                pending: dict[str, int]) -> list[Candidate]:
+        """The vector candidates; ``pending`` gets what the statements saw waiting for an embedding."""
         t0 = time.perf_counter()
         cfg = self.config
         summary_levels = [x for x in levels if x >= 1]
@@ -302,7 +302,7 @@ class Searcher:
         filtered = self.db.server_info().vector_search_clause
         if size <= (cfg.exact_scan_max_filtered if filtered else cfg.exact_scan_max):
             info["strategy"] = "exact"
-            rows = self._exact(scope, base, levels)
+            rows = self._exact(scope, base, levels, pending)
         elif filtered:
             info["strategy"] = "index-filtered"
             threshold = cfg.exact_scan_max_filtered
@@ -313,19 +313,18 @@ class Searcher:
                     # a small side is scanned exactly (this also keeps the index away from scopes with
                     # fewer matching nodes than its LIMIT, where 2026.08.1 fails: see below)
                     info["exact_side"] = "turns" if turns else "summaries"
-                    return self._exact(scope, b, levels)
+                    return self._exact(scope, b, levels, pending)
                 key = (scope.file_kind, scope.value, turns)
                 with self._lock:
                     broken_until = self._filter_broken.get(key, 0.0)
                 if time.monotonic() < broken_until:
                     info["fallback"] = "index-filtered failed recently for this scope: over-fetch"
                     run.warnings.append(_FALLBACK_WARNING)
-                    return self._overfetch(scope, b, levels, n_turns, n_summaries, info)
+                    return self._overfetch(scope, b, levels, n_turns, n_summaries, info, pending)
                 try:
-                    return candidate_rows(self.db.read(
-                        f"search/vector_{scope.file_kind}@search", **b, levels=levels,
-                        minLevel=min(summary_levels, default=1), maxLevel=max(summary_levels, default=1),
-                    ))
+                    return vector_rows(self.db, f"search/vector_{scope.file_kind}@search", {
+                        **b, "levels": levels, "minLevel": min(summary_levels, default=1),
+                        "maxLevel": max(summary_levels, default=1)}, pending)
                 except DatabaseError as e:
                     if not e.server_failure:
                         raise  # a bad statement, a transient error or an outage is not the index's failure
@@ -340,7 +339,7 @@ class Searcher:
                     log.warning("in-index filtered vector search failed (%s): over-fetch + post-filter instead", e)
                     info["fallback"] = f"index-filtered failed: {e}"[:300]
                     run.warnings.append(_FALLBACK_WARNING)
-                    return self._overfetch(scope, b, levels, n_turns, n_summaries, info)
+                    return self._overfetch(scope, b, levels, n_turns, n_summaries, info, pending)
 
             if turn_k and summary_k:
                 # the two indexes are searched concurrently (one statement would search them in turn)
@@ -349,19 +348,19 @@ class Searcher:
             else:
                 rows = half(bool(turn_k))
         else:
-            rows = self._overfetch(scope, base, levels, n_turns, n_summaries, info)
+            rows = self._overfetch(scope, base, levels, n_turns, n_summaries, info, pending)
         run.timings["vector"] = ms_since(t0)
         cands = [Candidate(r["id"], r["kind"], float(r["cosine"]), r.get("chars")) for r in rows]
         cands.sort(key=lambda c: -c.score)
         info["candidates"] = len(cands)
         return cands
 
-    def _exact(self, scope: Scope, base: dict[str, Any], levels: list[int]) -> list[dict[str, Any]]:
-        return candidate_rows(self.db.read(f"search/exact_{scope.file_kind}", **base, levels=levels))
+    def _exact(self, scope: Scope, base: dict[str, Any], levels: list[int], pending: dict[str, int]) -> list[dict[str, Any]]:
+        return vector_rows(self.db, f"search/exact_{scope.file_kind}", {**base, "levels": levels}, pending)
 
     def _overfetch(
         self, scope: Scope, base: dict[str, Any], levels: list[int], n_turns: int, n_summaries: int,
-        info: dict[str, Any],
+        info: dict[str, Any], pending: dict[str, int],
     ) -> list[dict[str, Any]]:
         cfg = self.config
         turn_k, summary_k = int(base["turnK"]), int(base["summaryK"])
@@ -386,12 +385,11 @@ class Searcher:
             if max(fetch_t, fetch_s) > cfg.max_fetch:
                 info["strategy"] = "exact"
                 info["reason"] = f"over-fetch {max(fetch_t, fetch_s)} > max_fetch {cfg.max_fetch}"
-                return self._exact(scope, base, levels)
+                return self._exact(scope, base, levels, pending)
             rounds += 1
-            rows = candidate_rows(self.db.read(
-                name, **{**base, "turnK": need["turn"], "summaryK": need["summary"]},
-                levels=levels, turnFetch=max(fetch_t, 1), summaryFetch=max(fetch_s, 1),
-            ))
+            rows = vector_rows(self.db, name, {**base, "turnK": need["turn"], "summaryK": need["summary"],
+                                               "levels": levels, "turnFetch": max(fetch_t, 1),
+                                               "summaryFetch": max(fetch_s, 1)}, pending)
             for r in rows:
                 got[r["kind"]].append(r)
             info["fetch"] = {"turns": fetch_t, "summaries": fetch_s, "rounds": rounds}
