@@ -1,12 +1,13 @@
 """Hybrid retrieval over turns (level 0) and summaries (levels 1+), scoped, in Neo4j.
 
 One search is at most four round trips: the scope's size (cached, it only chooses a strategy),
-the vector candidates of turns **and** summaries in one statement, the full-text candidates, and
-the details of the final hits. Long turns among the full-text candidates add one: their request
-field's share of the score (:mod:`.longturns`); a turn search without the graph source adds one more
-to lift the turns that answer a question the best hits ask (:mod:`.answers`; with the graph source
-the graph statement reads them). Each candidate statement returns its candidates in one row. Fusion is a weighted CombSUM of normalised
-scores (``fusion="rrf"``: weighted Reciprocal Rank Fusion).
+the vector candidates of turns **and** summaries in one statement (which also counts what still
+waits for an embedding), the full-text candidates, and the details of the final hits. Long turns
+among the full-text candidates add one: their request field's share of the score
+(:mod:`.longturns`); a turn search without the graph source adds one more to lift the turns that
+answer a question the best hits ask (:mod:`.answers`; the graph statement reads them otherwise).
+Candidates come back in one row per statement. Fusion is a weighted CombSUM of normalised scores
+(``fusion="rrf"``: weighted Reciprocal Rank Fusion).
 
 How the vector side is run (``SearchResult.strategy["vector"]``):
 
