@@ -422,6 +422,9 @@ def test_an_incomplete_index_search_is_widened(
     scope = FactScope.project(namespace + "/widen")
     for t in ["The cache layer uses Redis 7", "Julie prefers tea over coffee", "Paul is allergic to peanuts"]:
         assert fmem.remember(t, scope=scope).action == "inserted"
+    # in the vector index, not pending: a pending fact is found by the exact pending scan, and an
+    # unrelated nearest fact of another test then makes the first statement complete at once
+    assert wait_for_vectors(fmem.deferred) == []
     monkeypatch.setattr(store_mod, "EXACT_SCAN_MAX", 0)
     monkeypatch.setattr(store_mod, "_REMEMBER_FETCH", {False: 1, True: 1})
     monkeypatch.setattr(store_mod, "MAX_FETCH", max_fetch)
