@@ -21,7 +21,6 @@ a JSON results file with the command, commit and load.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -31,12 +30,12 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from graphmem.cypher import Statements
 from graphmem.memory import open_memory
+from graphmem_devtools.bench.common import write_script_results
 from graphmem_devtools.bench.retrieval import DIM, _load, _queries, _Synth
 from graphmem_devtools.bench.store import cleanup_bench_namespace
 
@@ -69,8 +68,7 @@ def main() -> int:
     ap.add_argument("--before", default="488b9e2", help="the commit whose statements read one record per candidate")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
-    load_before = [round(x, 2) for x in os.getloadavg()]
-    commit = _git("rev-parse", "--short", "HEAD").strip()
+    load_before = os.getloadavg()
     mem = open_memory(start=True)
     mem.init_schema()
     neo4j_version = mem.db.server_info().version
@@ -167,13 +165,8 @@ def main() -> int:
         pool.shutdown()
         cleanup_bench_namespace(mem, ns)
         mem.close()
-    out = {"command": "python benchmarks/latency/candidate_read.py " + " ".join(sys.argv[1:]), "commit": commit,
-           "before": args.before, "date": datetime.now(UTC).isoformat(timespec="seconds"), "neo4j": neo4j_version,
-           "dimensions": DIM, "load_before": load_before, "load_after": [round(x, 2) for x in os.getloadavg()],
-           "size": args.size, "queries": len(qs), "results": results}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=2) + "\n")
-    print(f"wrote {args.out}", file=sys.stderr)
+    write_script_results(args.out, "benchmarks/latency/candidate_read.py", load_before, before=args.before,
+                         neo4j=neo4j_version, dimensions=DIM, size=args.size, queries=len(qs), results=results)
     return 0
 
 

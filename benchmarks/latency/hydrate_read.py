@@ -17,11 +17,9 @@ and the median per-round ratio, and writes a JSON results file with the command,
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -33,11 +31,12 @@ from zoneinfo import ZoneInfo
 
 from graphmem.db.rows import native, zoned_time
 from graphmem.memory import open_memory
+from graphmem_devtools.bench.common import write_script_results
 from graphmem_devtools.statements import STATEMENTS
 
-ROOT = Path(__file__).resolve().parents[2]
-WORDS = ("retry policy migration flaky test timeout deploy config cache index query latency budget "
-         "review commit branch rollback schema parser logger metrics worker queue lease token").split()
+WORDS = ["retry", "policy", "migration", "flaky", "test", "timeout", "deploy", "config", "cache", "index", "query",
+         "latency", "budget", "review", "commit", "branch", "rollback", "schema", "parser", "logger", "metrics",
+         "worker", "queue", "lease", "token"]
 
 
 def _text(rnd: random.Random, chars: int) -> str:
@@ -65,8 +64,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     rnd = random.Random(args.seed)
-    load_before = [round(x, 2) for x in os.getloadavg()]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    load_before = os.getloadavg()
     mem = open_memory(start=True)
     db = mem.db.with_statements(STATEMENTS)
     neo4j_version = mem.db.server_info().version
@@ -125,13 +123,8 @@ def main() -> int:
         for sid in sessions:
             mem.delete_session(sid)
         mem.close()
-    out = {"command": "python benchmarks/latency/hydrate_read.py " + " ".join(sys.argv[1:]), "commit": commit,
-           "date": datetime.now(UTC).isoformat(timespec="seconds"), "neo4j": neo4j_version, "load_before": load_before,
-           "load_after": [round(x, 2) for x in os.getloadavg()], "turns": len(ids), "rounds": args.rounds,
-           "results": results}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=2) + "\n")
-    print(f"wrote {args.out}", file=sys.stderr)
+    write_script_results(args.out, "benchmarks/latency/hydrate_read.py", load_before, neo4j=neo4j_version,
+                         turns=len(ids), rounds=args.rounds, results=results)
     return 0
 
 

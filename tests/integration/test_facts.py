@@ -456,6 +456,7 @@ def test_index_path_agrees_with_exact_scan(fmem: GraphMemory, namespace: str, mo
              "The cache layer uses Redis 7", "Paul is allergic to peanuts", "The mobile app is written in Kotlin"]
     for t in texts:
         assert fmem.remember(t, scope=scope).action == "inserted"
+    assert wait_for_vectors(fmem.deferred) == []  # in the index: not found by the pending scan instead
     cfg = FactTuning(injection_dedup_turns=0, injection_recent_hours=0.0, injection_important_min=1.0,
                        injection_vector_k=4, injection_min_score=-1.0)
     msg = "which database does the cache use?"

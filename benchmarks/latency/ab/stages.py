@@ -21,19 +21,17 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from collections import defaultdict
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from graphmem.memory import GraphMemory
 from graphmem.retrieval import Searcher
+from graphmem_devtools.bench.common import write_script_results
 from graphmem_devtools.bench.retrieval import DIM, _queries, _Synth
 
-ROOT = Path(__file__).resolve().parents[3]
 VARIANTS: dict[str, dict[str, Any]] = {
     "as shipped": {},
     "no session query": {"sessionFetch": 0},
@@ -55,9 +53,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=2, help="timed passes over the queries")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
-    load_before = [round(x, 2) for x in os.getloadavg()]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                            check=True).stdout.strip()
+    load_before = os.getloadavg()
     kept = json.loads(args.ns.read_text())
     mem = GraphMemory.from_settings(start=False)
     qs = _queries(mem, _Synth(11), kept["ns"], kept["sessions"], args.queries)
@@ -109,9 +105,7 @@ def main() -> int:
     mem.close()
 
     out = {
-        "command": "python benchmarks/latency/ab/stages.py " + " ".join(sys.argv[1:]), "commit": commit,
-        "date": datetime.now(UTC).isoformat(timespec="seconds"), "dimensions": DIM, "namespace": kept["ns"],
-        "load_before": load_before, "load_after": [round(x, 2) for x in os.getloadavg()],
+        "dimensions": DIM, "namespace": kept["ns"],
         "searches": {stage: _pcts(xs) for stage, xs in stages.items()},
         "statements_in_searches": {name: _pcts(xs) for name, xs in sorted(statements.items())},
         "text_statement_alone": {v: {**_pcts(alone[v]), "median_ratio": round(statistics.median(ratios[v]), 3)}
@@ -121,9 +115,7 @@ def main() -> int:
         print(section)
         for label, fig in out[section].items():
             print(f"  {label:<34} {fig}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=2) + "\n")
-    print(f"wrote {args.out}", file=sys.stderr)
+    write_script_results(args.out, "benchmarks/latency/ab/stages.py", load_before, **out)
     return 0
 
 

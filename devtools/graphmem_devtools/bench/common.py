@@ -11,7 +11,7 @@ import shlex
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,6 +32,7 @@ __all__ = [
     "timed_ms",
     "wait_for_idle_server",
     "write_results",
+    "write_script_results",
 ]
 
 
@@ -237,6 +238,19 @@ def write_results(result: BenchResult, out_dir: Path) -> tuple[Path, Path]:
          "figures": result.figures, "notes": result.notes}, indent=2) + "\n")
     md.write_text(result.markdown())
     return js, md
+
+
+def write_script_results(out: Path, script: str, load_before: Sequence[float], **figures: Any) -> None:
+    """Write a benchmark script's JSON results file: the command that ran it (``python <script>`` and
+    its arguments), the commit (:func:`source_commit`), the date, the load average before and now,
+    then ``figures``; say where on stderr."""
+    doc = {"command": " ".join(["python", script, *(shlex.quote(a) for a in sys.argv[1:])]),
+           "commit": source_commit(), "date": datetime.now(UTC).isoformat(timespec="seconds"),
+           "load_before": [round(x, 2) for x in load_before],
+           "load_after": [round(x, 2) for x in os.getloadavg()], **figures}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=2) + "\n")
+    print(f"wrote {out}", file=sys.stderr)
 
 
 def bench_command(default: str) -> str:
