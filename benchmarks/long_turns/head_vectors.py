@@ -1,0 +1,138 @@
+"""Long turns, dense side: one vector of the whole turn (what graphmem stores) against one vector of
+the request and only the head of the reply (its first ``H`` characters), each alone and fused with
+plain BM25 the way graphmem's hybrid fuses long turns (CombSUM of min-max normalised top-50 lists,
+0.7 text / 0.3 vector, and 0.7 / 0.15: a long turn's vector share is half).
+
+USE averages the words of a text: a 3,000-character reply that wanders through advice, lists and
+follow-up questions pulls the turn's vector away from what the request was about. The head of a
+reply is where an assistant restates and answers the request. Offline: the assistant-shaped LoCoMo
+haystacks (``graphmem bench haystack --replies assistant``: the evidence in the requests) and the
+coding-assistant haystacks (``graphmem bench coding``: the evidence in the replies, often far into
+them), USE vectors, ``rank_bm25`` over request + reply; no database. Scored as the benchmarks score
+(turn all@k, session all@5), tune and test halves, and paired question by question against the
+whole-turn vector.
+
+    python benchmarks/long_turns/head_vectors.py assistant --out benchmarks/long_turns/head-vectors-assistant.json
+    python benchmarks/long_turns/head_vectors.py coding --out benchmarks/long_turns/head-vectors-coding.json
+
+Vectors are cached under --cache (delete it to re-embed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rank_bm25 import BM25Okapi
+from vectors import _tokens, fuse, norm, ranked
+
+from graphmem.embedding.local import LocalEmbedder
+from graphmem.embedding.pending import turn_embedding_text
+from graphmem_devtools.bench.coding_data import build_coding_haystacks
+from graphmem_devtools.bench.common import write_script_results
+from graphmem_devtools.bench.haystack import build_haystacks
+from graphmem_devtools.bench.haystack_core import KS, Haystack, score_ranking, table
+
+HEADS = (300, 800)
+
+
+def _texts(h: Haystack) -> dict[str, list[str]]:
+    turns = [t for s in h.sessions for t in s.turns]
+    out = {"whole": [turn_embedding_text(t.user, t.assistant) for t in turns], "user": [t.user for t in turns]}
+    for n in HEADS:
+        out[f"head {n}"] = [turn_embedding_text(t.user, t.assistant[:n]) for t in turns]
+    return out
+
+
+def _vectors(emb: LocalEmbedder, h: Haystack, cache: Path) -> dict[str, Any]:
+    path = cache / f"{h.name}.npz"
+    if path.exists():
+        z = np.load(path)
+        return {k.replace("_", " "): np.asarray(z[k], dtype=np.float32) for k in z.files}
+    vecs = {name: norm(emb.embed(texts)) for name, texts in _texts(h).items()}
+    cache.mkdir(parents=True, exist_ok=True)
+    np.savez(path, **{k.replace(" ", "_"): v for k, v in vecs.items()})  # type: ignore[arg-type]
+    return vecs
+
+
+def _paired(rows: dict[str, list[Any]], base: str, k: int) -> dict[str, dict[str, int]]:
+    """Per variant and half: questions won and lost at all@k against ``base``."""
+    key = f"turn all@{k}"
+    out: dict[str, dict[str, int]] = {}
+    for name, rs in rows.items():
+        if name == base:
+            continue
+        cell: dict[str, int] = {}
+        for (h, _, fig), (_, _, ref) in zip(rs, rows[base], strict=True):
+            half = h.half
+            won, lost = fig[key] > ref[key], fig[key] < ref[key]
+            cell[f"{half} won"] = cell.get(f"{half} won", 0) + int(won)
+            cell[f"{half} lost"] = cell.get(f"{half} lost", 0) + int(lost)
+        out[name] = cell
+    return out
+
+
+def run(haystacks: Sequence[Haystack], cache: Path) -> dict[str, list[Any]]:
+    emb = LocalEmbedder()
+    rows: dict[str, list[Any]] = {}
+    t0 = time.monotonic()
+    for h in haystacks:
+        turns = [t for s in h.sessions for t in s.turns]
+        ids = [t.source_id for t in turns]
+        bm = BM25Okapi([_tokens(f"{t.user} {t.assistant}") for t in turns])
+        vecs = _vectors(emb, h, cache)
+        qvecs = norm(emb.embed([q.question for q in h.questions]))
+        for q, v in zip(h.questions, qvecs, strict=True):
+            text = np.asarray(bm.get_scores(_tokens(q.question)), dtype=np.float32)
+            rankings = {"bm25": ranked(text)}
+            for name, m in vecs.items():
+                scores = m @ v
+                rankings[f"dense {name}"] = ranked(scores)
+                rankings[f"fuse 0.3 {name}"] = fuse(text, scores)
+                rankings[f"fuse 0.15 {name}"] = fuse(text, scores, w_dense=0.15)
+            for name, order in rankings.items():
+                rows.setdefault(name, []).append((h, q, score_ranking(q, [ids[i] for i in order[: max(KS)]])))
+        print(f"{h.name}: {len(turns)} turns, {time.monotonic() - t0:.0f} s", flush=True)
+    return rows
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("which", choices=["assistant", "coding"])
+    p.add_argument("--locomo", type=Path, default=Path("../shared/benchmarks/locomo/locomo10.json"))
+    p.add_argument("--cache", type=Path, default=Path("/tmp/graphmem-head-vectors"))
+    p.add_argument("--out", type=Path, default=None)
+    args = p.parse_args()
+    load_before = os.getloadavg()
+    hs = build_coding_haystacks(20, seed=11) if args.which == "coding" else build_haystacks(args.locomo,
+                                                                                          replies="assistant")
+    rows = run(hs, args.cache / args.which)
+    groups = sorted({q.group for h in hs for q in h.questions})
+    tables = {name: table(rs, groups) for name, rs in rows.items()}
+    for name, t in tables.items():
+        print(f"{name:22s} " + " | ".join(
+            f"{half} @5 {t[half]['overall']['turn all@5']:.3f} @10 {t[half]['overall']['turn all@10']:.3f} "
+            f"s@5 {t[half]['overall']['session all@5']:.3f}" for half in ("tune", "test")))
+    paired = {}
+    for base in ("dense whole", "fuse 0.3 whole", "fuse 0.15 whole"):
+        kind = base.removesuffix(" whole")
+        subset = {n: r for n, r in rows.items() if n.startswith(kind + " ") and not n[len(kind) + 1].isdigit()}
+        paired[base] = {f"all@{k}": _paired(subset, base, k) for k in (5, 10)}
+        for k in (5, 10):
+            for name, cell in paired[base][f"all@{k}"].items():
+                print(f"  vs {base} at {k}: {name:22s} {cell}")
+    if args.out:
+        write_script_results(args.out, "benchmarks/long_turns/head_vectors.py", load_before, which=args.which,
+                             heads=list(HEADS), questions=sum(len(h.questions) for h in hs),
+                             turns=sum(len(s.turns) for h in hs for s in h.sessions), tables=tables, paired=paired)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
