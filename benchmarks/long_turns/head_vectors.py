@@ -30,14 +30,14 @@ from typing import Any
 
 import numpy as np
 from rank_bm25 import BM25Okapi
-from vectors import _tokens, fuse, norm, ranked
+from vectors import _tokens, fuse, norm, print_tables, ranked
 
 from graphmem.embedding.local import LocalEmbedder
 from graphmem.embedding.pending import turn_embedding_text
 from graphmem_devtools.bench.coding_data import build_coding_haystacks
 from graphmem_devtools.bench.common import write_script_results
 from graphmem_devtools.bench.haystack import build_haystacks
-from graphmem_devtools.bench.haystack_core import KS, Haystack, score_ranking, table
+from graphmem_devtools.bench.haystack_core import KS, Haystack, score_ranking
 
 HEADS = (300, 800)
 
@@ -113,16 +113,11 @@ def main() -> int:
     hs = build_coding_haystacks(20, seed=11) if args.which == "coding" else build_haystacks(args.locomo,
                                                                                           replies="assistant")
     rows = run(hs, args.cache / args.which)
-    groups = sorted({q.group for h in hs for q in h.questions})
-    tables = {name: table(rs, groups) for name, rs in rows.items()}
-    for name, t in tables.items():
-        print(f"{name:22s} " + " | ".join(
-            f"{half} @5 {t[half]['overall']['turn all@5']:.3f} @10 {t[half]['overall']['turn all@10']:.3f} "
-            f"s@5 {t[half]['overall']['session all@5']:.3f}" for half in ("tune", "test")))
+    tables = print_tables(rows, hs, width=22)
     paired = {}
     for base in ("dense whole", "fuse 0.3 whole", "fuse 0.15 whole"):
         kind = base.removesuffix(" whole")
-        subset = {n: r for n, r in rows.items() if n.startswith(kind + " ") and not n[len(kind) + 1].isdigit()}
+        subset = {n: r for n, r in rows.items() if n.startswith(kind + " ")}
         paired[base] = {f"all@{k}": _paired(subset, base, k) for k in (5, 10)}
         for k in (5, 10):
             for name, cell in paired[base][f"all@{k}"].items():

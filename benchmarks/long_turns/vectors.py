@@ -173,6 +173,18 @@ def run(haystacks: Sequence[Haystack], cache: Path, log: Callable[[str], None],
     return rows
 
 
+def print_tables(rows: dict[str, list[Row]], haystacks: Sequence[Haystack], width: int = 28) -> dict[str, Any]:
+    """Each ranking's :func:`table` (per half and question group), printed one line per ranking:
+    turn all@5, all@10 and session all@5 of the tune and test halves."""
+    groups = sorted({q.group for h in haystacks for q in h.questions})
+    tables = {name: table(rs, groups) for name, rs in rows.items()}
+    for name, t in tables.items():
+        print(f"{name:{width}s} " + " | ".join(
+            f"{half} @5 {t[half]['overall']['turn all@5']:.3f} @10 {t[half]['overall']['turn all@10']:.3f} "
+            f"s@5 {t[half]['overall']['session all@5']:.3f}" for half in ("tune", "test")))
+    return tables
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("which", choices=["coding", "haystack"])
@@ -186,12 +198,7 @@ def main() -> int:
     load_before = [round(x, 2) for x in os.getloadavg()]
     cache = args.cache / args.which if args.embedder == "use" else args.cache / f"{args.which}-{args.embedder}"
     rows = run(hs, cache, lambda m: print(m, flush=True), args.embedder)
-    groups = sorted({q.group for h in hs for q in h.questions})
-    tables = {name: table(rs, groups) for name, rs in rows.items()}
-    for name, t in tables.items():
-        print(f"{name:28s} " + " | ".join(
-            f"{half} @5 {t[half]['overall']['turn all@5']:.3f} @10 {t[half]['overall']['turn all@10']:.3f} "
-            f"s@5 {t[half]['overall']['session all@5']:.3f}" for half in ("tune", "test")))
+    tables = print_tables(rows, hs)
     if args.out:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False).stdout
         args.out.write_text(json.dumps({
