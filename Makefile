@@ -47,7 +47,7 @@ sysdeps:
 	fi
 
 lint: $(STAMP)
-	$(BIN)/ruff check graphmem devtools tests examples
+	$(BIN)/ruff check graphmem devtools tests examples benchmarks
 	$(BIN)/mypy
 
 unit: $(STAMP)

@@ -24,7 +24,7 @@ CAT_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5
 
 # --------------------------------------------------------------------------- data
 class Turn:
-    __slots__ = ("conv", "idx", "dia_id", "session", "pos", "speaker", "text", "caption", "date")
+    __slots__ = ("caption", "conv", "date", "dia_id", "idx", "pos", "session", "speaker", "text")
 
     def __init__(self, **kw):
         for k, v in kw.items():
@@ -112,8 +112,10 @@ GROUP_LABEL = {"overall": "overall", "excl5": "excl. adversarial", **{f"cat{c}":
 
 # --------------------------------------------------------------------------- analyzers
 # Lucene EnglishAnalyzer.ENGLISH_STOP_WORDS_SET (also StandardAnalyzer's set in "standard").
-LUCENE_STOP = set("a an and are as at be but by for if in into is it no not of on or such that the their then "
-                  "there these they this to was will with".split())
+LUCENE_STOP = {
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of",
+    "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with"
+}
 
 # StandardTokenizer (UAX#29) approximation: letters/digits, keeping inner apostrophes ("don't", "caroline's")
 # and inner periods/commas between digits ("3.5").
@@ -148,15 +150,23 @@ def analyze(text: str, analyzer: str) -> list[str]:
 
 
 # Extra query-side stop list (question words and chat filler), applied only to the query.
-QUERY_STOP = set("""what when where who whom whose which why how did does do done doing has have had having was were
-is are am be been being would could should can may might will shall must the a an of to in on at for from by with about
-as into than then that this these those it its they them their there here i you he she we his her our your my me him us
-and or but if so not no any some many much more most also too very just ever likely kind sort type thing things
-yes ever something anything someone anyone according mentioned mention say said tell told""".split())
+QUERY_STOP = {
+    "what", "when", "where", "who", "whom", "whose", "which", "why", "how", "did", "does", "do", "done", "doing",
+    "has", "have", "had", "having", "was", "were", "is", "are", "am", "be", "been", "being", "would", "could",
+    "should", "can", "may", "might", "will", "shall", "must", "the", "a", "an", "of", "to", "in", "on", "at", "for",
+    "from", "by", "with", "about", "as", "into", "than", "then", "that", "this", "these", "those", "it", "its",
+    "they", "them", "their", "there", "here", "i", "you", "he", "she", "we", "his", "her", "our", "your", "my", "me",
+    "him", "us", "and", "or", "but", "if", "so", "not", "no", "any", "some", "many", "much", "more", "most", "also",
+    "too", "very", "just", "ever", "likely", "kind", "sort", "type", "thing", "things", "yes", "something",
+    "anything", "someone", "anyone", "according", "mentioned", "mention", "say", "said", "tell", "told"
+}
 
 
 # Minimal alternative (wh-words + auxiliaries only), to show the gain is not from a tuned list.
-QUERY_STOP_MIN = set("what when where who whom whose which why how did does do has have had was were is are".split())
+QUERY_STOP_MIN = {
+    "what", "when", "where", "who", "whom", "whose", "which", "why", "how", "did", "does", "do", "has", "have", "had",
+    "was", "were", "is", "are"
+}
 
 
 # --------------------------------------------------------------------------- BM25
@@ -214,7 +224,7 @@ def rrf(rank_lists, weights=None, k=60, depths=None):
     weights = weights or [1.0] * len(rank_lists)
     depths = depths or [None] * len(rank_lists)
     acc = defaultdict(float)
-    for rl, w, d in zip(rank_lists, weights, depths):
+    for rl, w, d in zip(rank_lists, weights, depths, strict=False):
         for r, doc in enumerate(rl[:d] if d else rl):
             acc[int(doc)] += w / (k + r + 1)
     return [d for d, _ in sorted(acc.items(), key=lambda x: (-x[1], x[0]))]
@@ -224,7 +234,7 @@ def combsum(score_lists, weights, depths=None):
     """Min-max normalised CombSUM over each source's top-`depth` (others get 0)."""
     n = len(score_lists[0])
     tot = np.zeros(n)
-    for s, w, d in zip(score_lists, weights, depths or [None] * len(score_lists)):
+    for s, w, d in zip(score_lists, weights, depths or [None] * len(score_lists), strict=False):
         s = np.asarray(s, dtype=float)
         idx = rank(s, d)
         v = s[idx]

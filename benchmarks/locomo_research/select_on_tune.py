@@ -11,8 +11,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import load, recall_table  # noqa: E402
-from retrieve import run  # noqa: E402
+from common import load, recall_table
+from retrieve import run
 
 if __name__ == "__main__":
     convs = load()

@@ -6,9 +6,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import fmt_row, load, recall_table  # noqa: E402
-from embed import cache_path  # noqa: E402
-from retrieve import run  # noqa: E402
+from common import fmt_row, load, recall_table
+from embed import cache_path
+from retrieve import run
 
 BASE_LEX = dict(analyzer="baseline", variant="okapi")  # BASELINES.md BM25
 # recommended lexical side (see sweep_lexical.py): english analyzer, question-word stripping, +-2 context field

@@ -7,8 +7,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import fmt_row, load, recall_table  # noqa: E402
-from retrieve import run  # noqa: E402
+from common import fmt_row, load, recall_table
+from retrieve import run
 
 CONFIGS = [
     ("baseline tokens, rank_bm25 Okapi (BASELINES.md)", dict(analyzer="baseline", variant="okapi")),

@@ -25,11 +25,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from text_cost import QUERIES, _git, report_latencies  # shared with the full-text statement's cost script
+
 from graphmem.memory import GraphMemory, open_memory
 from graphmem.retrieval import RetrievalConfig, Scope, Searcher
 from graphmem_devtools.bench.coding import FULL_HAYSTACKS
 from graphmem_devtools.bench.coding_data import build_coding_haystacks
-from text_cost import QUERIES, _git, report_latencies  # shared with the full-text statement's cost script
 
 
 def time_side_by_side(mem: GraphMemory, ns: str, configs: dict[str, RetrievalConfig], queries: int,

@@ -146,16 +146,16 @@ def main(names: list[str]) -> None:
         print("| text side | tune all@5 / all@10 | test all@5 / all@10 |\n|---|---|---|")
         cache: dict[str, dict[str, np.ndarray]] = {}
 
-        def parts(q: str) -> dict[str, np.ndarray]:
+        def parts(q: str, cache: dict[str, dict[str, np.ndarray]] = cache, sc: Scores = sc) -> dict[str, np.ndarray]:
             if q not in cache:
                 cache[q] = sc.parts(q)
             return cache[q]
 
         evaluate(sc, "plain BM25 (rank_bm25, per haystack)",
-                 lambda hi, q, a, b: sc.plain[hi].scores(analyze(q, "baseline")))
-        evaluate(sc, "field by field (short request 0.5)", lambda hi, q, a, b: sc.field_by_field(parts(q))[a:b])
+                 lambda hi, q, a, b, sc=sc: sc.plain[hi].scores(analyze(q, "baseline")))
+        evaluate(sc, "field by field (short request 0.5)", lambda hi, q, a, b, sc=sc: sc.field_by_field(parts(q))[a:b])
         for w in (0.0, 0.5, 1.0):
-            evaluate(sc, f"joined + {w} x long request", lambda hi, q, a, b, w=w: sc.joined_turns(parts(q), w)[a:b])
+            evaluate(sc, f"joined + {w} x long request", lambda hi, q, a, b, w=w, sc=sc: sc.joined_turns(parts(q), w)[a:b])
 
 
 if __name__ == "__main__":
