@@ -37,6 +37,8 @@ __all__ = ["run_retrieval_bench"]
 
 DIM = 512
 TOPICS = 200
+RECIPE_WARMUP = 30
+"""Untimed searches each side-by-side recipe runs before its timed ones (its own statement plans compiled)."""
 
 
 class _Synth:
@@ -277,7 +279,7 @@ def run_retrieval_bench(
             for s in recipes.values():
                 # untimed: a recipe that leaves a statement's list parameter empty (no asking turns without
                 # the answer lift) runs plans of its own, each compiled on its first search of a scope kind
-                _time_search(s, qs[:30], {"session", "project", "everything"})
+                _time_search(s, qs[:RECIPE_WARMUP], {"session", "project", "everything"})
             for name, p_side in _time_side_by_side(recipes, qs).items():
                 result.figures[f"{size} nodes, hybrid k=10, all scopes, side by side: {name}"] = p_side
             forced_index = Searcher(mem.db, None, replace(base_cfg, exact_scan_max=0, exact_scan_max_filtered=0), dimensions=DIM)
@@ -332,7 +334,8 @@ def run_retrieval_bench(
             "untimed: in a session the LLM's answer comes between two calls. "
             f"{context_calls} build_context calls are timed after {context_warmup} untimed ones "
             "(the first calls of a process warm the embedder and the statements' plans).",
-            f"Side by side rows: each recipe first runs 30 untimed searches (its own statement plans compiled), then every query is searched by the current recipe (graph_weight "
+            f"Side by side rows: each recipe first runs {RECIPE_WARMUP} untimed searches (its own statement plans "
+            "compiled), then every query is searched by the current recipe (graph_weight "
             f"{base_cfg.graph_weight}), the previous one (no graph source, long_turn_chars=0: long turns take the "
             "whole-session prior; short turns scored field by field in memory_search), the current one without the "
             "graph source, without fact seeds, with short turns field by field, without the context cap (its "
