@@ -49,6 +49,7 @@ from .retrieval import (
     SearchResult,
 )
 from .retrieval.context import context_for_session
+from .retrieval.warmup import WARM_MS, WarmUp, warm_up
 from .sessions import check_id
 from .turns import ImportResult
 from .worker import SummaryWorker, WorkerConfig
@@ -437,6 +438,13 @@ class GraphMemory(ChatMethods):
         notes = context_source(self.db, self.notes, self.embedder, self.embedding_model) if self.notes else None
         return context_for_session(self.db, self.searcher(), session_id, message, config, embedder=self.embedder,
                                    deferred=self.deferred, redact=self.redact, now=now, notes=notes)
+
+    def warm_up(self, session_id: str | None = None, *, rounds: int = 3, warm_ms: float | None = WARM_MS) -> WarmUp:
+        """Run the first prompts' searches and context blocks in ``session_id`` (default: the latest
+        session), reading only, so that the server has planned them (:mod:`graphmem.retrieval.warmup`)."""
+        notes = context_source(self.db, self.notes, self.embedder, self.embedding_model) if self.notes else None
+        return warm_up(self.db, self.searcher(), session_id=session_id, embedder=self.embedder, notes=notes,
+                       rounds=rounds, warm_ms=warm_ms)
 
     # -- notes (graphmem/notes) ------------------------------------------------------------------
     def sync_notes(self) -> NoteSync:

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+import threading
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from .common import open_memory
+
+if TYPE_CHECKING:
+    from ..memory import GraphMemory
 
 __all__ = ["register"]
 
@@ -58,5 +62,19 @@ def _serve(args: argparse.Namespace) -> int:
         if token is not None:
             print(f"graphmem: requests need 'Authorization: Bearer <token>' (token in {settings.home}/service-token)",
                   file=sys.stderr)
+        threading.Thread(target=_warm_up, args=(mem,), name="graphmem-search-warm-up", daemon=True).start()
         run(app, args.host, args.port, log_level=args.log_level)
     return 0
+
+
+def _warm_up(mem: GraphMemory) -> None:
+    """The first prompts' searches, run as the service starts (a server just started plans them now)."""
+    try:
+        report = mem.warm_up()
+    except Exception as e:  # a bonus: the service answers without it
+        print(f"graphmem: search warm-up stopped: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
+              file=sys.stderr)
+        return
+    if report.session_id is not None and not report.already_warm:
+        print(f"graphmem: search warm-up: {report.searches} searches and {report.contexts} contexts in "
+              f"{report.seconds:.1f} s", file=sys.stderr)

@@ -381,6 +381,18 @@ class Database:
         with _wrapped():
             return self._execute(self.statements.query(name), lean_params(params), routing)
 
+    def rolled_back(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run a named statement in a transaction that is then rolled back: the server plans it (and
+        keeps the plan) and nothing it wrote stays. Warms write statements up without writing."""
+        self.statements.check_params(name, frozenset(params))
+        with _wrapped(), self._driver.session(database=self.database,
+                                              bookmark_manager=self.bookmark_manager) as session:
+            tx = session.begin_transaction()
+            try:
+                return _rows(tx.run(self.statements.query(name), lean_params(params)))
+            finally:
+                tx.rollback()
+
     def transaction(self, work: Callable[[Tx], T], *, write: bool = True) -> T:
         """Run ``work`` in one managed transaction (retried on transient errors: keep it idempotent)."""
 

@@ -43,7 +43,7 @@ from .model import Fact, FactInjection, FactScope, InjectedItem
 from .tuning import FactTuning, get_tuning
 from .vectors import EXACT_SCAN_MAX, nearest_facts, wait_for_vectors
 
-__all__ = ["get_retrieval", "inject_facts", "list_retrievals", "render_facts", "session_scopes"]
+__all__ = ["get_retrieval", "inject_facts", "list_retrievals", "plan_injection_log", "render_facts", "session_scopes"]
 
 PREVIEW_CHARS = 200
 
@@ -337,17 +337,29 @@ def inject_facts(
         log_id = str(uuid.uuid4())
         if redact:  # redact the whole message first: a cut could hide a secret's end
             text = redact_text(text)[0]
-        log_params: dict[str, Any] = dict(
-            sessionId=session_id, id=log_id, now=utcnow(), turnIndex=turn_index,
-            preview=text[:PREVIEW_CHARS], query=text[:PREVIEW_CHARS],
-            items=[{"id": i.fact.id, "score": -1.0 if i.score is None else i.score, "reason": i.reason} for i in chosen],
-            chars=len(rendered), latencyMs=latency, candidates=candidates, skippedSeen=skipped_seen,
-        )
+        log_params = _log_params(session_id, log_id, turn_index, text, [
+            {"id": i.fact.id, "score": -1.0 if i.score is None else i.score, "reason": i.reason} for i in chosen],
+            len(rendered), latency, candidates, skipped_seen)
         if log == "deferred" and deferred is not None:
             deferred.submit(session_id, "retrievals/log", **log_params)
         else:
             db.write("retrievals/log", **log_params)
     return FactInjection(chosen, rendered, len(rendered), log_id, latency, None, turn_index, warnings)
+
+
+def _log_params(session_id: str, log_id: str, turn_index: int, text: str, items: list[dict[str, Any]], chars: int,
+                latency: float, candidates: int, skipped_seen: int) -> dict[str, Any]:
+    return dict(sessionId=session_id, id=log_id, now=utcnow(), turnIndex=turn_index, preview=text[:PREVIEW_CHARS],
+                query=text[:PREVIEW_CHARS], items=items, chars=chars, latencyMs=latency, candidates=candidates,
+                skippedSeen=skipped_seen)
+
+
+def plan_injection_log(db: Database, session_id: str) -> None:
+    """Have the server plan the injection log (with facts and without: two plans) in transactions
+    rolled back, so that the first injection after the server starts does not pay for it; nothing
+    stays written."""
+    for items in ([{"id": "", "score": 0.0, "reason": "warm-up"}], []):
+        db.rolled_back("retrievals/log", **_log_params(session_id, str(uuid.uuid4()), 0, "", items, 0, 0.0, 0, 0))
 
 
 def list_retrievals(db: Database, *, session_id: str | None = None, limit: int = 20) -> list[dict[str, Any]]:

@@ -356,10 +356,12 @@ def context_for_session(
     redact: bool = True,
     now: datetime | None = None,
     notes: NotesSource | None = None,
+    log_facts: bool = True,
 ) -> ContextBlock:
     """:meth:`GraphMemory.build_context`: read the session state, embed the message once (with
     ``embedder``), inject facts and search (with ``searcher``) concurrently, then assemble. The
-    injection's log goes to ``deferred`` when given (redacted when ``redact``). ``now`` is the
+    injection's log goes to ``deferred`` when given (redacted when ``redact``); ``log_facts=False``
+    writes none (the context then only reads). ``now`` is the
     message's own date (default: the current time), for time-aware search and relative dates.
     ``notes`` gives the vault's notes for the message (with its vector), fetched beside the search.
 
@@ -378,17 +380,17 @@ def context_for_session(
     # the injection's Retrieval log (a commit of its own) is queued once the context is built, not
     # as soon as the facts are chosen, where it competed with the search for the CPU
     holding: AbstractContextManager[None] = nullcontext()
-    if cfg.facts and message.strip() and deferred is not None:
+    if cfg.facts and message.strip() and deferred is not None and log_facts:
         holding = deferred.held(sid)
     with holding:
         return _context_for_session(db, searcher, embedder, deferred, redact, sid, message, cfg, timings, t0, now,
-                                    notes)
+                                    notes, log_facts)
 
 
 def _context_for_session(db: Database, searcher: Searcher, embedder: Embedder | None,
                          deferred: DeferredWrites | None, redact: bool, sid: str, message: str,
                          cfg: ContextConfig, timings: dict[str, float], t0: float,
-                         now: datetime | None, notes: NotesSource | None) -> ContextBlock:
+                         now: datetime | None, notes: NotesSource | None, log_facts: bool) -> ContextBlock:
     pool = pool_for(db, _executor)
 
     def read_state() -> tuple[list[dict[str, Any]], float]:
@@ -408,7 +410,7 @@ def _context_for_session(db: Database, searcher: Searcher, embedder: Embedder | 
             try:
                 # the Retrieval log is written in the background: the context does not wait for its commit
                 inj = inject_facts(db, sid, message, embedder=embedder, deferred=deferred, redact=redact,
-                                   vector=qvec_ready.result, log="deferred")
+                                   vector=qvec_ready.result, log="deferred" if log_facts else False)
             except GraphMemError as e:  # facts are a bonus: never lose the rest of the context
                 return [], None, f"fact injection failed: {e}", _ms(t1)
             items = [{**i.fact.to_dict(), "reason": i.reason, "score": i.score} for i in inj.items]

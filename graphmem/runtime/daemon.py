@@ -262,8 +262,24 @@ class Daemon:
             self.service.ready(self._memory())
         except GraphMemError as e:
             log.info("Neo4j not reachable yet: %s", e)
+        else:  # beside the worker: a server just started plans the first prompts' statements now
+            threading.Thread(target=self._warm_searches, name="graphmem-search-warm-up", daemon=True).start()
         if self.worker_enabled and not self._stop.is_set():
             self._start_worker()
+
+    def _warm_searches(self) -> None:
+        """The first prompts' searches, run once now, so that a server just started has planned them."""
+        try:
+            report = self._search_memory().warm_up()
+        except Exception as e:  # a bonus: the daemon serves without it
+            log.info("search warm-up stopped: %s", str(e).splitlines()[0] if str(e) else type(e).__name__)
+            return
+        if report.already_warm or report.session_id is None:
+            log.info("search warm-up: %s", "the server is warm" if report.already_warm else "no session yet")
+        else:
+            log.info("search warm-up: %d searches and %d contexts in %.1f s (rounds %s ms)%s", report.searches,
+                     report.contexts, report.seconds, ", ".join(f"{x:.0f}" for x in report.round_ms),
+                     f"; {len(report.errors)} errors, first: {report.errors[0]}" if report.errors else "")
 
     def _start_worker(self) -> None:
         try:

@@ -76,9 +76,11 @@ def register(sub: Any) -> None:
     from ..bench import first_hour as first_hour_bench
     from ..bench import redaction as redaction_bench
     from ..bench import startup as startup_bench
+    from ..bench import warmup as warm_up_bench
 
     redaction_bench.register(verbs)
     startup_bench.register(verbs)
+    warm_up_bench.register(verbs)
     first_hour_bench.register(verbs)
     from ..bench import coding as coding_bench
     from ..bench import quality_compare

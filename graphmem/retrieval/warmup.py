@@ -1,0 +1,140 @@
+"""Warming the server for the first searches: their statements planned, their code compiled.
+
+Right after Neo4j starts, a search pays for planning every statement it runs (once per statement
+and per parameter shape: a list left empty is planned apart from a filled one) and for the server's
+code paths still running interpreted. Measured on a memory of 400 turns: about 8 s for the first
+search and 6 s for the first context block, then a few hundred milliseconds for each of the next
+dozen, against some 40 ms once warm (`graphmem bench warm-up`). A coding assistant's first prompt
+after the server started would pay that inside its hook's time budget.
+
+:func:`warm_up` runs, ``rounds`` times over, the searches and context blocks those first prompts
+run: in the latest session (or the one given) and its directory and project, with the kinds of
+question that take their own paths (a plain one, one that asks when, a relative time, a calendar
+date, two events compared), in hybrid and text mode. It writes nothing: the facts each context
+chooses are not logged, and the log statement itself is planned in a transaction rolled back. The warm daemon and the memory service run it once they are up.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..db import Database
+from ..db.rows import native
+from ..embedding import Embedder
+from ..errors import GraphMemError, SessionNotFound
+from ..facts.inject import plan_injection_log
+from ..sessions import check_id
+from .context import NotesSource, context_for_session
+from .models import ContextConfig, SearchMode
+from .search import Searcher
+
+__all__ = ["WARM_MS", "WARM_QUESTIONS", "WarmUp", "warm_up"]
+
+WARM_QUESTIONS = (
+    "{words}",
+    "When did we talk about {words}?",
+    "What did we do last week about {words}?",
+    "What happened on {date} about {words}?",
+    "How many days passed between the day we {a} and the day we {b}?",
+)
+"""The questions of one round, filled with words of the session's last message and its last date."""
+
+_SEARCHES: tuple[tuple[SearchMode, tuple[int, ...]], ...] = (
+    ("hybrid", (0, 1, 2, 3)), ("hybrid", (0,)), ("text", (0, 1, 2, 3)))
+"""Each question's searches: turns and summaries or turns alone take statements of their own."""
+
+WARM_MS = 300.0
+"""A first search answering within this many milliseconds finds the server warm (a cold one takes seconds)."""
+
+_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+@dataclass
+class WarmUp:
+    """What :func:`warm_up` ran."""
+
+    session_id: str | None
+    """The session whose directory and project were searched (None: the memory holds no session)."""
+    searches: int = 0
+    contexts: int = 0
+    seconds: float = 0.0
+    already_warm: bool = False
+    """The first search answered within ``warm_ms``: the server had planned it, nothing more ran."""
+    round_ms: list[float] = field(default_factory=list)
+    """Each round's wall time (after the first search's, when it was timed): the first round pays
+    the plans, the last shows the warm cost."""
+    errors: list[str] = field(default_factory=list)
+    """The first line of each error met (the warm-up goes on past them)."""
+
+    def to_dict(self) -> dict[str, object]:
+        return {"session_id": self.session_id, "already_warm": self.already_warm, "searches": self.searches,
+                "contexts": self.contexts,
+                "seconds": round(self.seconds, 3), "round_ms": [round(x, 1) for x in self.round_ms],
+                "errors": self.errors}
+
+
+def _questions(last_message: str, at: datetime | None) -> list[str]:
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(last_message)))[:6] or ["the plan", "the tests"]
+    a, b = " ".join(words[: max(1, len(words) // 2)]), " ".join(words[len(words) // 2:]) or words[0]
+    date = f"{at:%B} {at.day}, {at.year}" if at is not None else "May 7, 2023"
+    fill = {"words": " ".join(words[:4]), "a": a, "b": b, "date": date}
+    return [q.format_map(fill) for q in WARM_QUESTIONS]
+
+
+def warm_up(db: Database, searcher: Searcher, *, session_id: str | None = None, embedder: Embedder | None = None,
+            notes: NotesSource | None = None, rounds: int = 3, warm_ms: float | None = WARM_MS) -> WarmUp:
+    """Run the first prompts' searches and context blocks ``rounds`` times in ``session_id`` (default:
+    the most recently active session), reading only. A first search answering within ``warm_ms``
+    shows a server already warm: nothing more runs (None: the rounds run regardless). Errors are
+    collected, never raised, except an unknown ``session_id`` (:class:`SessionNotFound`)."""
+    sid = check_id(session_id, "session id") if session_id is not None else None
+    rows = db.read("search/warm_up_session", id=sid)
+    if not rows:
+        if sid is not None:
+            raise SessionNotFound(sid)
+        return WarmUp(None)
+    s, last = rows[0]["session"], rows[0]["lastMessage"] or ""
+    at = native(s.get("lastActivityAt"))
+    found = str(s["id"])
+    report = WarmUp(found)
+    scopes = ([f"directory:{s['cwd']}"] if s.get("cwd") else []) + (
+        [f"project:{s['projectPath']}"] if s.get("projectPath") else []) or [f"session:{found}"]
+    questions = _questions(str(last), at if isinstance(at, datetime) else None)
+    t0 = time.perf_counter()
+
+    def search(q: str, scope: str, mode: SearchMode, levels: tuple[int, ...]) -> None:
+        report.searches += 1
+        try:
+            searcher.search(q, scope=scope, levels=levels, k=10, mode=mode)
+        except GraphMemError as e:
+            report.errors.append(str(e).splitlines()[0])
+
+    if warm_ms is not None:
+        search(questions[0], scopes[0], *_SEARCHES[0])
+        report.round_ms.append((time.perf_counter() - t0) * 1000)
+        if report.round_ms[0] <= warm_ms and not report.errors:
+            report.already_warm = True
+            report.seconds = time.perf_counter() - t0
+            return report
+    try:  # the one write of a context block, the injection's log, planned without writing
+        plan_injection_log(db, found)
+    except GraphMemError as e:
+        report.errors.append(str(e).splitlines()[0])
+    for _ in range(max(1, rounds)):
+        t1 = time.perf_counter()
+        for q in questions:
+            for scope in scopes:
+                for mode, levels in _SEARCHES:
+                    search(q, scope, mode, levels)
+            report.contexts += 1
+            try:
+                context_for_session(db, searcher, found, q, ContextConfig(), embedder=embedder,
+                                    notes=notes, log_facts=False)
+            except GraphMemError as e:
+                report.errors.append(str(e).splitlines()[0])
+        report.round_ms.append((time.perf_counter() - t1) * 1000)
+    report.seconds = time.perf_counter() - t0
+    return report
