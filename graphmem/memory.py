@@ -39,15 +39,7 @@ from .models import Session, SessionDetail, SessionInfo, Summary, ToolCallIn, Tu
 from .notes import NoteHit, NotesConfig, NoteSync, context_source, list_notes, search_notes, sync_notes
 from .paths import normalize_cwd
 from .providers import Summarizer
-from .retrieval import (
-    ContextBlock,
-    ContextConfig,
-    RetrievalConfig,
-    Scope,
-    Searcher,
-    SearchMode,
-    SearchResult,
-)
+from .retrieval import ContextBlock, ContextConfig, RetrievalConfig, Scope, Searcher, SearchMode, SearchResult
 from .retrieval.context import context_for_session
 from .retrieval.warmup import WARM_MS, WarmUp, warm_up
 from .sessions import check_id
