@@ -13,6 +13,7 @@ when its own words match the query poorly.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -22,7 +23,7 @@ from .hits import Candidate, SearchRun, ms_since
 from .models import RetrievalConfig
 from .scopes import Scope
 
-__all__ = ["FACT_SEED_FILES", "GRAPH_EDGES", "fact_seeds", "graph_candidates"]
+__all__ = ["FACT_SEED_FILES", "GRAPH_EDGES", "fact_seeds", "graph_candidates", "plan_graph_shapes"]
 
 GRAPH_EDGES = ("next", "covers", "file", "subject", "fact")
 """The edge kinds the graph source follows (``RetrievalConfig.graph_edge_weights`` keys)."""
@@ -89,6 +90,17 @@ def graph_candidates(
         info["candidates"] = 0
         run.timings["graph"] = ms_since(t0)
         return [], None
+    params = _graph_params(config, scaled, levels, asker_ids, scope)
+    found = db.read(f"search/graph_{scope.file_kind}", **params)
+    row = found[0] if found else {"rows": [], "askers": []}
+    cands = [Candidate(r["id"], r["kind"], float(r["score"])) for r in row["rows"]]
+    info["candidates"] = len(cands)
+    run.timings["graph"] = ms_since(t0)
+    return cands, list(row["askers"])
+
+
+def _graph_params(config: RetrievalConfig, scaled: Sequence[tuple[str, str, float]], levels: Sequence[int],
+                  asker_ids: Sequence[str], scope: Scope) -> dict[str, Any]:
     params: dict[str, Any] = {
         "turnSeeds": [{"id": d, "score": s} for d, kind, s in scaled if kind == "turn"],
         "summarySeeds": [{"id": d, "score": s} for d, kind, s in scaled if kind not in ("turn", "fact")],
@@ -104,9 +116,18 @@ def graph_candidates(
     }
     if scope.value is not None:
         params["value"] = scope.value
-    found = db.read(f"search/graph_{scope.file_kind}", **params)
-    row = found[0] if found else {"rows": [], "askers": []}
-    cands = [Candidate(r["id"], r["kind"], float(r["score"])) for r in row["rows"]]
-    info["candidates"] = len(cands)
-    run.timings["graph"] = ms_since(t0)
-    return cands, list(row["askers"])
+    return params
+
+
+def plan_graph_shapes(db: Database, config: RetrievalConfig, scope: Scope) -> int:
+    """Run the graph statement of ``scope`` once per shape of its parameters (summary seeds, fact
+    seeds, summary levels and asking turns, each empty or not), with ids that match nothing: the
+    server plans each shape now rather than inside a search. The number of statements run."""
+    n = 0
+    for summaries, facts, above, askers in itertools.product((False, True), repeat=4):
+        scaled = [("", "turn", 1.0)] + ([("", "summary", 1.0)] if summaries else []) + (
+            [("", "fact", 1.0)] if facts else [])
+        db.read(f"search/graph_{scope.file_kind}",
+                **_graph_params(config, scaled, (0, 1) if above else (0,), [""] if askers else [], scope))
+        n += 1
+    return n

@@ -19,7 +19,8 @@ from .models import RetrievalConfig, SearchHit, SearchMode
 from .reltime import relative_time
 from .scopes import Scope
 
-__all__ = ["Candidate", "SearchRun", "hydrate", "ms_since", "pending_warning", "query_embedding", "vector_rows"]
+__all__ = ["Candidate", "SearchRun", "hydrate", "ms_since", "pending_warning", "plan_hydrate_shapes", "query_embedding",
+           "vector_rows"]
 
 log = logging.getLogger("graphmem.retrieval")
 
@@ -87,13 +88,7 @@ def hydrate(
         return []
     t0 = time.perf_counter()
     scores = {s: {c.id: c.score for c in lst} for s, lst in lists.items()}
-    (row,) = db.read(
-        "search/hydrate",
-        turnIds=[d for d, kind, _, _ in ranked if kind == "turn"],
-        summaryIds=[d for d, kind, _, _ in ranked if kind == "summary"],
-        maxChars=cfg.max_chars,
-        withEmbedding=with_embeddings,
-    )
+    (row,) = db.read("search/hydrate", **_hydrate_params(cfg, [(d, kind) for d, kind, _, _ in ranked], with_embeddings))
     items = {it["id"]: it for it in row["items"]}
     now = now or datetime.now(UTC)
     best_text = max(scores.get("text", {}).values(), default=1.0) or 1.0
@@ -190,3 +185,18 @@ def query_embedding(
     if not any(vec):
         return None, "the query has no embedding (all zeros): text-only search"
     return vec, None
+
+
+def _hydrate_params(cfg: RetrievalConfig, ranked: Sequence[tuple[str, str]], with_embeddings: bool) -> dict[str, Any]:
+    return {"turnIds": [d for d, kind in ranked if kind == "turn"],
+            "summaryIds": [d for d, kind in ranked if kind == "summary"],
+            "maxChars": cfg.max_chars, "withEmbedding": with_embeddings}
+
+
+def plan_hydrate_shapes(db: Database, cfg: RetrievalConfig) -> int:
+    """Run the hydration statement once per shape of its id lists (turns, summaries or both), with
+    ids that match nothing, so that the server plans each now. The number of statements run."""
+    shapes: list[list[tuple[str, str]]] = [[("", "turn")], [("", "summary")], [("", "turn"), ("", "summary")]]
+    for ranked in shapes:
+        db.read("search/hydrate", **_hydrate_params(cfg, ranked, False))
+    return len(shapes)

@@ -10,8 +10,10 @@ after the server started would pay that inside its hook's time budget.
 :func:`warm_up` runs, ``rounds`` times over, the searches and context blocks those first prompts
 run: in the latest session (or the one given) and its directory and project, with the kinds of
 question that take their own paths (a plain one, one that asks when, a relative time, a calendar
-date, two events compared), in hybrid and text mode. It writes nothing: the facts each context
-chooses are not logged, and the log statement itself is planned in a transaction rolled back. The warm daemon and the memory service run it once they are up.
+date, two events compared), in hybrid and text mode. The statements whose list parameters may come
+empty or not (the graph expansion, the hydration) also run once per shape with ids that match
+nothing, since the server plans each shape apart. It writes nothing: the facts each context chooses
+are not logged, and the log statement itself is planned in a transaction rolled back. The warm daemon and the memory service run it once they are up.
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ from ..errors import GraphMemError, SessionNotFound
 from ..facts.inject import plan_injection_log
 from ..sessions import check_id
 from .context import NotesSource, context_for_session
+from .graph import plan_graph_shapes
+from .hits import plan_hydrate_shapes
 from .models import ContextConfig, SearchMode
+from .scopes import parse_scope
 from .search import Searcher
 
 __all__ = ["WARM_MS", "WARM_QUESTIONS", "WarmUp", "warm_up"]
@@ -60,6 +65,8 @@ class WarmUp:
     """The session whose directory and project were searched (None: the memory holds no session)."""
     searches: int = 0
     contexts: int = 0
+    shapes: int = 0
+    """Statements run once per parameter shape with ids that match nothing (see :func:`warm_up`)."""
     seconds: float = 0.0
     already_warm: bool = False
     """The first search answered within ``warm_ms``: the server had planned it, nothing more ran."""
@@ -71,7 +78,7 @@ class WarmUp:
 
     def to_dict(self) -> dict[str, object]:
         return {"session_id": self.session_id, "already_warm": self.already_warm, "searches": self.searches,
-                "contexts": self.contexts,
+                "contexts": self.contexts, "shapes": self.shapes,
                 "seconds": round(self.seconds, 3), "round_ms": [round(x, 1) for x in self.round_ms],
                 "errors": self.errors}
 
@@ -119,8 +126,12 @@ def warm_up(db: Database, searcher: Searcher, *, session_id: str | None = None, 
             report.already_warm = True
             report.seconds = time.perf_counter() - t0
             return report
-    try:  # the one write of a context block, the injection's log, planned without writing
+    try:  # the one write of a context block, the injection's log, planned without writing; the
+        # statements whose list parameters come empty or not, planned in every shape
         plan_injection_log(db, found)
+        report.shapes = 2 + plan_hydrate_shapes(db, searcher.config)
+        for scope in scopes:
+            report.shapes += plan_graph_shapes(db, searcher.config, parse_scope(scope))
     except GraphMemError as e:
         report.errors.append(str(e).splitlines()[0])
     for _ in range(max(1, rounds)):

@@ -177,6 +177,8 @@ class Daemon:
         self._embedder: Any = None
         self.embedder_ready = False
         self.embedder_error: str | None = None
+        self.search_warm_up: str | None = None
+        """What the warm-up of the first searches did (None: not started yet)."""
         self._embedder_settled = threading.Event()
         """Set once the warm-up made the embedder, failed to, or found that none is configured."""
         self._worker_thread: Any = None
@@ -268,18 +270,19 @@ class Daemon:
             self._start_worker()
 
     def _warm_searches(self) -> None:
-        """The first prompts' searches, run once now, so that a server just started has planned them."""
+        """The first prompts' searches, run once now, so that a server just started has planned them;
+        what it did goes to ``search_warm_up`` (``graphmem daemon status``)."""
+        self.search_warm_up = "running"
         try:
             report = self._search_memory().warm_up()
         except Exception as e:  # a bonus: the daemon serves without it
-            log.info("search warm-up stopped: %s", str(e).splitlines()[0] if str(e) else type(e).__name__)
-            return
-        if report.already_warm or report.session_id is None:
-            log.info("search warm-up: %s", "the server is warm" if report.already_warm else "no session yet")
+            self.search_warm_up = f"stopped: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
         else:
-            log.info("search warm-up: %d searches and %d contexts in %.1f s (rounds %s ms)%s", report.searches,
-                     report.contexts, report.seconds, ", ".join(f"{x:.0f}" for x in report.round_ms),
-                     f"; {len(report.errors)} errors, first: {report.errors[0]}" if report.errors else "")
+            self.search_warm_up = (
+                "no session yet" if report.session_id is None else "the server was warm" if report.already_warm
+                else f"{report.searches} searches and {report.contexts} contexts in {report.seconds:.1f} s"
+                + (f" ({len(report.errors)} errors, the first: {report.errors[0]})" if report.errors else ""))
+        log.info("search warm-up: %s", self.search_warm_up)
 
     def _start_worker(self) -> None:
         try:
@@ -363,6 +366,7 @@ class Daemon:
             "embedder": getattr(self._embedder, "model", None),
             "embedder_ready": self.embedder_ready,
             "embedder_error": self.embedder_error,
+            "search_warm_up": self.search_warm_up,
             "neo4j": getattr(self._db, "uri", None),
             "worker": self._worker_thread is not None,
             "spool_pending": self.service.spool.pending(),

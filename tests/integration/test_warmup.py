@@ -37,6 +37,8 @@ def test_warm_up_runs_every_question_in_the_directory_and_project_and_writes_not
     assert report.searches == 2 * len(WARM_QUESTIONS) * 2 * 3
     assert report.contexts == 2 * len(WARM_QUESTIONS)
     assert len(report.round_ms) == 2
+    # the injection log (with facts and without), the hydration (3 shapes), the graph (16 shapes per scope)
+    assert report.shapes == 2 + 3 + 2 * 16
     # reads only: the facts each context chose are not logged, the session is as it was
     assert list_retrievals(mem.db, session_id=sid) == []
     after = mem.load_session(sid)
