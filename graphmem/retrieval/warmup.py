@@ -2,10 +2,10 @@
 
 Right after Neo4j starts, a search pays for planning every statement it runs (once per statement
 and per parameter shape: a list left empty is planned apart from a filled one) and for the server's
-code paths still running interpreted. Measured on a memory of 400 turns: about 8 s for the first
-search and 6 s for the first context block, then a few hundred milliseconds for each of the next
-dozen, against some 40 ms once warm (`graphmem bench warm-up`). A coding assistant's first prompt
-after the server started would pay that inside its hook's time budget.
+code paths still running interpreted: seconds for the first search and context block, then
+hundreds of milliseconds for the next ones, against tens once warm (`graphmem bench warm-up` has
+the figures). A coding assistant's first prompt after the server started would pay that inside its
+hook's time budget.
 
 :func:`warm_up` runs, ``rounds`` times over, the searches and context blocks those first prompts
 run: in the latest session (or the one given) and its directory and project, with the kinds of
@@ -13,7 +13,8 @@ question that take their own paths (a plain one, one that asks when, a relative 
 date, two events compared), in hybrid and text mode. The statements whose list parameters may come
 empty or not (the graph expansion, the hydration) also run once per shape with ids that match
 nothing, since the server plans each shape apart. It writes nothing: the facts each context chooses
-are not logged, and the log statement itself is planned in a transaction rolled back. The warm daemon and the memory service run it once they are up.
+are not logged, and the log statement itself is planned in a transaction rolled back. The warm
+daemon and the memory service run it once they are up.
 """
 
 from __future__ import annotations
