@@ -1,7 +1,7 @@
-// The session a warm-up searches around: the one given ($id), else the most recently active one,
-// with its last user message (its words fill the warm-up questions).
+// The session a warm-up searches around: the most recently active one (in the order of the
+// session_last_activity index), with its last user message (its words fill the warm-up questions).
 MATCH (s:Session)
-WHERE $id IS NULL OR s.id = $id
+WHERE s.lastActivityAt IS NOT NULL
 WITH s ORDER BY s.lastActivityAt DESC
 LIMIT 1
 OPTIONAL MATCH (last:Turn {sessionId: s.id, index: s.turnCount})

@@ -381,6 +381,12 @@ class Database:
         with _wrapped():
             return self._execute(self.statements.query(name), lean_params(params), routing)
 
+    def read_timed(self, name: str, **params: Any) -> tuple[list[dict[str, Any]], float]:
+        """Run a read statement; its rows and the server's milliseconds until the first row was
+        available (planning included: next to nothing when the server had the plan cached)."""
+        result = self.raw(name, params, routing=RoutingControl.READ)
+        return _rows(result.records), float(result.summary.result_available_after or 0)
+
     def rolled_back(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a named statement in a transaction that is then rolled back: the server plans it (and
         keeps the plan) and nothing it wrote stays. Warms write statements up without writing."""

@@ -52,8 +52,9 @@ _SEARCHES: tuple[tuple[SearchMode, tuple[int, ...]], ...] = (
     ("hybrid", (0, 1, 2, 3)), ("hybrid", (0,)), ("text", (0, 1, 2, 3)))
 """Each question's searches: turns and summaries or turns alone take statements of their own."""
 
-WARM_MS = 300.0
-"""A first search answering within this many milliseconds finds the server warm (a cold one takes seconds)."""
+WARM_MS = 20.0
+"""When the server takes at most this many milliseconds to the first row of the session lookup, it
+had the lookup planned, so a warm-up already ran since it started (planning it takes far longer)."""
 
 _WORD = re.compile(r"[^\W\d_]{4,}")
 
@@ -70,10 +71,9 @@ class WarmUp:
     """Statements run once per parameter shape with ids that match nothing (see :func:`warm_up`)."""
     seconds: float = 0.0
     already_warm: bool = False
-    """The first search answered within ``warm_ms``: the server had planned it, nothing more ran."""
+    """The server had the session lookup planned (a warm-up ran since it started): nothing more ran."""
     round_ms: list[float] = field(default_factory=list)
-    """Each round's wall time (after the first search's, when it was timed): the first round pays
-    the plans, the last shows the warm cost."""
+    """Each round's wall time: the first pays the plans, the last shows the warm cost."""
     errors: list[str] = field(default_factory=list)
     """The first line of each error met (the warm-up goes on past them)."""
 
@@ -95,11 +95,13 @@ def _questions(last_message: str, at: datetime | None) -> list[str]:
 def warm_up(db: Database, searcher: Searcher, *, session_id: str | None = None, embedder: Embedder | None = None,
             notes: NotesSource | None = None, rounds: int = 3, warm_ms: float | None = WARM_MS) -> WarmUp:
     """Run the first prompts' searches and context blocks ``rounds`` times in ``session_id`` (default:
-    the most recently active session), reading only. A first search answering within ``warm_ms``
-    shows a server already warm: nothing more runs (None: the rounds run regardless). Errors are
-    collected, never raised, except an unknown ``session_id`` (:class:`SessionNotFound`)."""
+    the most recently active session), reading only. A server that had the session lookup planned
+    (its first row within ``warm_ms``, by the server's own clock) has been warmed since it started:
+    nothing more runs (None: the rounds run regardless). Errors are collected, never raised, except
+    an unknown ``session_id`` (:class:`SessionNotFound`)."""
     sid = check_id(session_id, "session id") if session_id is not None else None
-    rows = db.read("search/warm_up_session", id=sid)
+    rows, lookup_ms = (db.read_timed("search/warm_up_session") if sid is None
+                       else db.read_timed("search/warm_up_session_by_id", id=sid))
     if not rows:
         if sid is not None:
             raise SessionNotFound(sid)
@@ -120,13 +122,10 @@ def warm_up(db: Database, searcher: Searcher, *, session_id: str | None = None, 
         except GraphMemError as e:
             report.errors.append(str(e).splitlines()[0])
 
-    if warm_ms is not None:
-        search(questions[0], scopes[0], *_SEARCHES[0])
-        report.round_ms.append((time.perf_counter() - t0) * 1000)
-        if report.round_ms[0] <= warm_ms and not report.errors:
-            report.already_warm = True
-            report.seconds = time.perf_counter() - t0
-            return report
+    if warm_ms is not None and lookup_ms <= warm_ms:
+        # the server had this lookup planned: a warm-up ran since it started, the rest is planned too
+        report.already_warm = True
+        return report
     try:  # the one write of a context block, the injection's log, planned without writing; the
         # statements whose list parameters come empty or not, planned in every shape
         plan_injection_log(db, found)
