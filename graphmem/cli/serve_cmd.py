@@ -76,5 +76,4 @@ def _warm_up(mem: GraphMemory) -> None:
               file=sys.stderr)
         return
     if report.session_id is not None and not report.already_warm:
-        print(f"graphmem: search warm-up: {report.searches} searches and {report.contexts} contexts in "
-              f"{report.seconds:.1f} s", file=sys.stderr)
+        print(f"graphmem: search warm-up: {report.summary()}", file=sys.stderr)

@@ -83,6 +83,19 @@ class WarmUp:
                 "seconds": round(self.seconds, 3), "round_ms": [round(x, 1) for x in self.round_ms],
                 "errors": self.errors}
 
+    def summary(self) -> str:
+        """What ran, in one line (``graphmem daemon status``, ``graphmem serve``)."""
+        if self.session_id is None:
+            return "no session yet"
+        if self.already_warm:
+            return "the server was warm"
+        return (f"{self.searches} searches and {self.contexts} contexts in {self.seconds:.1f} s"
+                + (f" ({len(self.errors)} errors, the first: {self.errors[0]})" if self.errors else ""))
+
+
+def _first_line(e: Exception) -> str:
+    return str(e).splitlines()[0] if str(e) else type(e).__name__
+
 
 def _questions(last_message: str, at: datetime | None) -> list[str]:
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(last_message)))[:6] or ["the plan", "the tests"]
@@ -107,9 +120,13 @@ def warm_up(db: Database, searcher: Searcher, *, session_id: str | None = None, 
             raise SessionNotFound(sid)
         return WarmUp(None)
     s, last = rows[0]["session"], rows[0]["lastMessage"] or ""
-    at = native(s.get("lastActivityAt"))
     found = str(s["id"])
     report = WarmUp(found)
+    if warm_ms is not None and lookup_ms <= warm_ms:
+        # the server had this lookup planned: a warm-up ran since it started, the rest is planned too
+        report.already_warm = True
+        return report
+    at = native(s.get("lastActivityAt"))
     scopes = ([f"directory:{s['cwd']}"] if s.get("cwd") else []) + (
         [f"project:{s['projectPath']}"] if s.get("projectPath") else []) or [f"session:{found}"]
     questions = _questions(str(last), at if isinstance(at, datetime) else None)
@@ -120,20 +137,15 @@ def warm_up(db: Database, searcher: Searcher, *, session_id: str | None = None, 
         try:
             searcher.search(q, scope=scope, levels=levels, k=10, mode=mode)
         except GraphMemError as e:
-            report.errors.append(str(e).splitlines()[0])
+            report.errors.append(_first_line(e))
 
-    if warm_ms is not None and lookup_ms <= warm_ms:
-        # the server had this lookup planned: a warm-up ran since it started, the rest is planned too
-        report.already_warm = True
-        return report
     try:  # the one write of a context block, the injection's log, planned without writing; the
         # statements whose list parameters come empty or not, planned in every shape
-        plan_injection_log(db, found)
-        report.shapes = 2 + plan_hydrate_shapes(db, searcher.config)
+        report.shapes = plan_injection_log(db, found) + plan_hydrate_shapes(db, searcher.config)
         for scope in scopes:
             report.shapes += plan_graph_shapes(db, searcher.config, parse_scope(scope))
     except GraphMemError as e:
-        report.errors.append(str(e).splitlines()[0])
+        report.errors.append(_first_line(e))
     for _ in range(max(1, rounds)):
         t1 = time.perf_counter()
         for q in questions:
@@ -145,7 +157,7 @@ def warm_up(db: Database, searcher: Searcher, *, session_id: str | None = None, 
                 context_for_session(db, searcher, found, q, ContextConfig(), embedder=embedder,
                                     notes=notes, log_facts=False)
             except GraphMemError as e:
-                report.errors.append(str(e).splitlines()[0])
+                report.errors.append(_first_line(e))
         report.round_ms.append((time.perf_counter() - t1) * 1000)
     report.seconds = time.perf_counter() - t0
     return report

@@ -278,10 +278,7 @@ class Daemon:
         except Exception as e:  # a bonus: the daemon serves without it
             self.search_warm_up = f"stopped: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
         else:
-            self.search_warm_up = (
-                "no session yet" if report.session_id is None else "the server was warm" if report.already_warm
-                else f"{report.searches} searches and {report.contexts} contexts in {report.seconds:.1f} s"
-                + (f" ({len(report.errors)} errors, the first: {report.errors[0]})" if report.errors else ""))
+            self.search_warm_up = report.summary()
         log.info("search warm-up: %s", self.search_warm_up)
 
     def _start_worker(self) -> None:
