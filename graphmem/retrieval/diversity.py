@@ -9,37 +9,12 @@ session already placed (1.0 leaves the order unchanged).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
 
-__all__ = ["gathers", "session_diversify"]
+__all__ = ["session_diversify"]
 
 K = TypeVar("K", bound=Hashable)
-
-_COUNT = re.compile(r"\bhow\s+(?:many|much)\b|\bcombien\b", re.I)
-_SPAN = re.compile(
-    r"\bhow\s+(?:many|much)\s+(?:\w+\s+)?(?:days?|weeks?|months?|years?|hours?|minutes?|time)\s+"
-    r"(?:\w+\s+){0,2}?(?:before|after|ago|between|since|until|passed|elapsed|apart|earlier|later)\b",
-    re.I)
-_TOTAL = re.compile(r"\b(?:in\s+total|total|altogether|all\s+the|au\s+total|en\s+tout)\b", re.I)
-_PLURAL_ASKED = re.compile(
-    r"^\W*(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?(?:[\w'-]+\s+){0,3}?"
-    r"[\w'-]*[^\Wsui_]s\s+(?:(?:of|in|on|for|from|at|with)\s+(?:[\w'-]+\s+){1,3}?)?"
-    r"(?:has|have|had|did|does|do|is|are|was|were)\b",
-    re.I)
-_PLURAL_ASKED_FR = re.compile(r"^\W*(?:quels|quelles)\b", re.I)
-
-
-def gathers(query: str) -> bool:
-    """Whether ``query`` gathers several items that a history tells apart, each possibly in its own
-    session: a count ("how many", "combien", but not the span between two moments: "how many days
-    before ..."), a total ("in total", "all the"), or a plural asked for ("what books has she read",
-    "which tables did we index", "quels films ..."). Such a question's evidence is seldom one
-    session's."""
-    if _COUNT.search(query):
-        return _SPAN.search(query) is None
-    return bool(_TOTAL.search(query) or _PLURAL_ASKED.search(query) or _PLURAL_ASKED_FR.search(query))
 
 
 def session_diversify(

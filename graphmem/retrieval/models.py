@@ -287,10 +287,6 @@ class RetrievalConfig:
     already in the top k beyond the first ``session_free`` (1.0 = off; ``retrieval.diversity``)."""
     session_free: int = 1
     """Hits of one session that keep their score before ``session_decay`` applies."""
-    gather_decay: float = 1.0
-    """``session_decay`` for a question that gathers several items ("how many books did I read",
-    "which tables did we index": ``retrieval.diversity.gathers``), whose evidence is seldom one
-    session's; the lower of the two applies (1.0 = as any question)."""
     time_boost: float = 0.6
     """Time-aware retrieval: when the query names a time ("last weekend", "in March", "il y a 3
     jours", relative to the search's ``now``), candidates in that window gain this x the best score

@@ -24,7 +24,7 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from ..db import Database
-from .diversity import gathers, session_diversify
+from .diversity import session_diversify
 from .eventwindow import EventReference, covers, event_window, parse_event_reference
 from .models import RetrievalConfig
 from .scopes import Scope
@@ -52,18 +52,11 @@ def _named_window(config: RetrievalConfig, query: str, now: datetime | None) -> 
     return parse_time_window(query, now, dates=config.calendar_dates, periods=config.calendar_periods)
 
 
-def _decay(config: RetrievalConfig, query: str) -> float:
-    """The per-session decay this query's top k gets (``gather_decay`` when it gathers items)."""
-    if config.gather_decay < config.session_decay and gathers(query):
-        return config.gather_decay
-    return config.session_decay
-
-
 def reranks(config: RetrievalConfig, query: str, now: datetime | None) -> bool:
     """Whether the re-ranking will run for this query (it then needs full candidate pages from
     every source): session diversity is on, the query asks when, or it names a time window or an
     event."""
-    if _decay(config, query) < 1.0 or (config.when_boost > 0 and asks_when(query)):
+    if config.session_decay < 1.0 or (config.when_boost > 0 and asks_when(query)):
         return True
     if config.time_boost > 0 and _named_window(config, query, now) is not None:
         return True
@@ -145,8 +138,7 @@ def rerank_fused(
     window = _named_window(config, query, now) if config.time_boost > 0 else None
     event = parse_event_reference(query) if window is None and config.event_boost > 0 and find_event else None
     when = config.when_boost > 0 and asks_when(query)
-    decay = _decay(config, query)
-    if window is None and event is None and not when and decay >= 1.0:
+    if window is None and event is None and not when and config.session_decay >= 1.0:
         return fuse(k), None
     pool = fuse(max(k, config.rerank_pool))
     if not pool:
@@ -177,8 +169,8 @@ def rerank_fused(
         info["in_window"] = sum(1 for d, _ in scored if (ts := stamp_of.get(d)) is not None and window.contains(ts))
     if when:
         scored, info["tells_when"] = lift_told(scored, {r["id"]: r["text"] for r in rows}, config.when_boost)
-    scored = session_diversify(scored, session_of, decay=decay, k=k, free=config.session_free)
-    info["session_decay"] = decay
+    scored = session_diversify(scored, session_of, decay=config.session_decay, k=k, free=config.session_free)
+    info["session_decay"] = config.session_decay
     strategy["rerank"] = info
     by_id = {d: (kind, ranks) for d, kind, _, ranks in pool}
     return [(d, by_id[d][0], s, by_id[d][1]) for d, s in scored[:k]], window
