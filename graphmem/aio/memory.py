@@ -34,6 +34,7 @@ from ..memory import LOCAL_EMBEDDING_DIMENSIONS, LOCAL_EMBEDDING_MODEL
 from ..models import Session, SessionDetail, SessionInfo, ToolCallIn, Turn, TurnIn
 from ..retrieval import ContextBlock, ContextConfig, RetrievalConfig, Scope, Searcher, SearchMode, SearchResult
 from ..retrieval.context import context_for_session
+from ..retrieval.warmup import WARM_MS, WarmUp, warm_up
 from ..sessions import check_id
 from ..turns import ImportResult
 from .bridge import run_sync
@@ -268,6 +269,14 @@ class AsyncGraphMemory:
         self._foreground()
         return await run_sync(context_for_session, self.db, self.searcher(), session_id, message, config,
                               embedder=self.embedder, redact=self.redact)
+
+    async def warm_up(self, session_id: str | None = None, *, rounds: int = 3,
+                      warm_ms: float | None = WARM_MS) -> WarmUp:
+        """Run the first prompts' searches and context blocks in ``session_id`` (default: the latest
+        session), reading only, so that the server has planned them (see
+        :meth:`graphmem.GraphMemory.warm_up`). Call it once after connecting, beside other work."""
+        return await run_sync(warm_up, self.db, self.searcher(), session_id=session_id, embedder=self.embedder,
+                              rounds=rounds, warm_ms=warm_ms)
 
 
 async def open_async_memory(*, start: bool = False, ensure_schema: bool = True,

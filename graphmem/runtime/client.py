@@ -272,7 +272,8 @@ def daemon_request(request: dict[str, Any], *, home: str, timeout: float) -> dic
 
 
 def spawn_daemon(home: str, *, force: bool = False) -> bool:
-    """Start ``graphmem daemon run`` detached (its output goes to ``$GRAPHMEM_HOME/daemon.log``).
+    """Start ``graphmem daemon run`` detached (its log, from its start to its stop, goes to
+    ``$GRAPHMEM_HOME/daemon.log``).
 
     Not started again while a start is under way (a marker younger than 30 s), unless ``force``.
     Returns whether a process was started. Never raises."""
@@ -305,7 +306,7 @@ def spawn_daemon(home: str, *, force: bool = False) -> bool:
             env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         try:
             subprocess.Popen(
-                [sys.executable, "-c", code, "daemon", "run", "--quiet"],
+                [sys.executable, "-c", code, "daemon", "run"],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=log,

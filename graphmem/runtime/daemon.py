@@ -431,6 +431,7 @@ class Daemon:
         finally:
             self._stop.set()
             self._cleanup()
+            log.info("daemon %d stopped", os.getpid())
         return 0
 
     def _cleanup(self) -> None:

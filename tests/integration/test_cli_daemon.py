@@ -101,6 +101,8 @@ def _seeded_daemon(target: Neo4jTarget, memory: GraphMemory, namespace: str,
     env = hook_env(target, home)
     r = graphmem(env, "daemon", "start", "--wait", "120")
     assert r.returncode == 0, r.stderr
+    # the daemon logs its steps: the line before it answers is there once it answers
+    assert "listening on" in (home / "daemon.log").read_text()
     return cwd, sid, env
 
 

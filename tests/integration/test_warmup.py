@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from graphmem import Database, GraphMemory
+from graphmem import AsyncGraphMemory, Database, GraphMemory
+from graphmem.aio import AsyncDatabase
 from graphmem.embedding import LocalEmbedder
 from graphmem.errors import SessionNotFound
 from graphmem.facts import FactScope, list_retrievals
-from graphmem.retrieval.warmup import WARM_QUESTIONS
+from graphmem.retrieval.warmup import WARM_QUESTIONS, WarmUp
+
+from ..conftest import Neo4jTarget
 
 pytestmark = pytest.mark.integration
 
@@ -59,3 +64,19 @@ def test_warm_up_stops_at_its_lookup_on_a_warmed_server_and_names_an_unknown_ses
     assert warm.already_warm and warm.searches == 0 and warm.contexts == 0 and warm.errors == []
     with pytest.raises(SessionNotFound):
         mem.warm_up("00000000-0000-4000-8000-000000000000")
+
+
+def test_the_async_memory_warms_up_the_same_statements(neo4j_target: Neo4jTarget, database: Database,
+                                                       local_embedder: LocalEmbedder, namespace: str) -> None:
+    sid = _session(GraphMemory(database, embedder=local_embedder), namespace)
+
+    async def run() -> WarmUp:
+        db = AsyncDatabase(neo4j_target.uri, neo4j_target.user, neo4j_target.password)
+        async with AsyncGraphMemory(db, embedder=local_embedder) as mem:
+            return await mem.warm_up(sid, rounds=1, warm_ms=None)
+
+    report = asyncio.run(run())
+    assert report.session_id == sid and report.errors == []
+    assert report.searches == len(WARM_QUESTIONS) * 2 * 3 and report.contexts == len(WARM_QUESTIONS)
+    assert report.shapes == 2 + 3 + 2 * 16  # the injection log planned in a rolled-back transaction too
+    assert list_retrievals(database, session_id=sid) == []
