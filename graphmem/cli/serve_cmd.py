@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import ConfigError
 from .common import open_memory
-
-if TYPE_CHECKING:
-    from ..memory import GraphMemory
 
 __all__ = ["register"]
 
@@ -47,6 +43,7 @@ def _serve(args: argparse.Namespace) -> int:
     from ..chat import DigestConfig
     from ..config import Settings
     from ..facts import make_fact_extractor
+    from ..retrieval.warmup import warm_up_in_background
 
     if not 0 < args.port < 65536:
         raise ConfigError(f"--port: {args.port} is not a TCP port")
@@ -62,18 +59,7 @@ def _serve(args: argparse.Namespace) -> int:
         if token is not None:
             print(f"graphmem: requests need 'Authorization: Bearer <token>' (token in {settings.home}/service-token)",
                   file=sys.stderr)
-        threading.Thread(target=_warm_up, args=(mem,), name="graphmem-search-warm-up", daemon=True).start()
+        warm_up_in_background(mem.warm_up, lambda line: print(f"graphmem: {line}", file=sys.stderr))
         run(app, args.host, args.port, log_level=args.log_level)
     return 0
 
-
-def _warm_up(mem: GraphMemory) -> None:
-    """The first prompts' searches, run as the service starts (a server just started plans them now)."""
-    try:
-        report = mem.warm_up()
-    except Exception as e:  # a bonus: the service answers without it
-        print(f"graphmem: search warm-up stopped: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
-              file=sys.stderr)
-        return
-    if report.session_id is not None and not report.already_warm:
-        print(f"graphmem: search warm-up: {report.summary()}", file=sys.stderr)

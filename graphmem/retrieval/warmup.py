@@ -20,7 +20,9 @@ daemon and the memory service run it once they are up.
 from __future__ import annotations
 
 import re
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -37,7 +39,7 @@ from .models import ContextConfig, SearchMode
 from .scopes import parse_scope
 from .search import Searcher
 
-__all__ = ["WARM_MS", "WARM_QUESTIONS", "WarmUp", "warm_up"]
+__all__ = ["WARM_MS", "WARM_QUESTIONS", "WarmUp", "warm_up", "warm_up_in_background"]
 
 WARM_QUESTIONS = (
     "{words}",
@@ -95,6 +97,26 @@ class WarmUp:
 
 def _first_line(e: Exception) -> str:
     return str(e).splitlines()[0] if str(e) else type(e).__name__
+
+
+def warm_up_in_background(run: Callable[[], WarmUp], say: Callable[[str], None]) -> threading.Thread:
+    """Start ``run`` (a memory's ``warm_up``) in a daemon thread, as a service starts: ``say`` gets
+    one line when it did something (its summary) or stopped on an error (a memory that cannot
+    connect yet, say); a server already warm or a memory without sessions says nothing. The service
+    answers meanwhile: a warm-up only spares its first calls the planning."""
+
+    def work() -> None:
+        try:
+            report = run()
+        except Exception as e:  # the service answers without it
+            say(f"search warm-up stopped: {_first_line(e)}")
+            return
+        if report.session_id is not None and not report.already_warm:
+            say(f"search warm-up: {report.summary()}")
+
+    thread = threading.Thread(target=work, name="graphmem-search-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def _questions(last_message: str, at: datetime | None) -> list[str]:
