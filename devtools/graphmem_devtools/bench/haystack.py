@@ -189,6 +189,7 @@ def sweep_haystack_runs() -> list[HaystackRun]:
         HaystackRun("hybrid: vector span floor 0.2", "hybrid", replace(best, vector_min_span=0.2)),
         HaystackRun("hybrid: long turns' vector weight 1 (as short turns)", "hybrid",
                     replace(best, long_turn_vector_weight=1.0)),
+        HaystackRun("hybrid: long turns' vector weight 0.25", "hybrid", replace(best, long_turn_vector_weight=0.25)),
         HaystackRun("hybrid: long turns' vector weight 0", "hybrid", replace(best, long_turn_vector_weight=0.0)),
         HaystackRun("hybrid: no context field", "hybrid", replace(best, field_weights=no_ctx)),
         HaystackRun("hybrid: no context field nor session prior", "hybrid",
