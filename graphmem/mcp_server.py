@@ -212,16 +212,15 @@ def build_server(memory: _Memory | None = None, tools: Iterable[ToolDef] | None 
     return server
 
 
-def serve(*, warm_up: bool = True) -> None:
-    """Serve over stdio until the client closes the connection. With ``warm_up`` the memory is
-    opened beside the first requests and runs its search warm-up (a line on stderr says what it
-    did), so that the agent's first searches on a server just started are not the ones planned."""
+def serve() -> None:
+    """Serve over stdio until the client closes the connection. The memory is opened beside the
+    first requests and runs its search warm-up (a line on stderr says what it did), so that the
+    agent's first searches on a server just started are not the ones planned."""
+    from .retrieval.warmup import warm_up_in_background
+
     memory = _Memory()
     server = build_server(memory)
-    if warm_up:
-        from .retrieval.warmup import warm_up_in_background
-
-        warm_up_in_background(lambda: memory.get().warm_up(), lambda line: print(f"graphmem: {line}", file=sys.stderr))
+    warm_up_in_background(lambda: memory.get().warm_up(), lambda line: print(f"graphmem: {line}", file=sys.stderr))
     try:
         server.run("stdio")
     finally:

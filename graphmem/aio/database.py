@@ -113,24 +113,18 @@ class AsyncDatabase(Database):
 
         return _rows(await_only(once()))
 
-    def rolled_back(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        """Run a named statement in a transaction that is then rolled back (see
-        :meth:`graphmem.db.Database.rolled_back`), on the async driver."""
-        self.statements.check_params(name, frozenset(params))
-        text, values = self.statements.query(name), lean_params(params)
-
+    def _rolled_back(self, text: LiteralString, params: dict[str, Any]) -> list[dict[str, Any]]:
         async def run() -> list[neo4j.Record]:
             async with self._async_driver.session(database=self.database,
                                                   bookmark_manager=self.async_bookmark_manager) as s:
                 tx = await s.begin_transaction()
                 try:
-                    result = await tx.run(text, values)
+                    result = await tx.run(text, params)
                     return [record async for record in result]
                 finally:
                     await tx.rollback()
 
-        with _wrapped():
-            return _rows(await_only(run()))
+        return _rows(await_only(run()))
 
     def _pause(self, seconds: float) -> None:
         await_only(asyncio.sleep(seconds))

@@ -391,11 +391,14 @@ class Database:
         """Run a named statement in a transaction that is then rolled back: the server plans it (and
         keeps the plan) and nothing it wrote stays. Warms write statements up without writing."""
         self.statements.check_params(name, frozenset(params))
-        with _wrapped(), self._driver.session(database=self.database,
-                                              bookmark_manager=self.bookmark_manager) as session:
+        with _wrapped():
+            return self._rolled_back(self.statements.query(name), lean_params(params))
+
+    def _rolled_back(self, text: LiteralString, params: dict[str, Any]) -> list[dict[str, Any]]:
+        with self._driver.session(database=self.database, bookmark_manager=self.bookmark_manager) as session:
             tx = session.begin_transaction()
             try:
-                return _rows(tx.run(self.statements.query(name), lean_params(params)))
+                return _rows(tx.run(text, params))
             finally:
                 tx.rollback()
 
