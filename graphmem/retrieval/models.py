@@ -287,11 +287,15 @@ class RetrievalConfig:
     already in the top k beyond the first ``session_free`` (1.0 = off; ``retrieval.diversity``)."""
     session_free: int = 1
     """Hits of one session that keep their score before ``session_decay`` applies."""
-    time_boost: float = 0.6
+    time_boost: float = 0.8
     """Time-aware retrieval: when the query names a time ("last weekend", "in March", "il y a 3
     jours", relative to the search's ``now``), candidates in that window gain this x the best score
     (0 = off; ``retrieval.timewindow``). 0.6 raised every metric on both halves of LoCoMo and of the
-    LoCoMo haystacks (``benchmarks/results/quality.md``; 0.3 and 1.0 measured close to it)."""
+    LoCoMo haystacks; 0.8 then raised the coding histories (+8 / −0 questions at all@5, both halves,
+    the temporal ones: hybrid's fused scores spread wider than raw BM25's, so 0.6 left in-window
+    turns under decoys of other weeks) and LoCoMo's R@5, and held on the haystacks, the
+    assistant-shaped haystacks and the two-event questions; 1.0 lost at all@10 on the haystacks
+    (``benchmarks/time_windows/FINDINGS.md``)."""
     calendar_dates: bool = True
     """Read calendar dates in queries as time windows: "on October 13, 2023", "the week before 3
     August", "as of 1 May" (``retrieval.datewindow``; False = only relative expressions)."""

@@ -173,6 +173,8 @@ def sweep_haystack_runs() -> list[HaystackRun]:
         HaystackRun("hybrid: graph source 0.4", "hybrid", replace(best, graph_weight=0.4)),
         HaystackRun("hybrid: graph source without summary seeds", "hybrid", replace(best, graph_summary_levels=())),
         HaystackRun("hybrid: no time window", "hybrid", replace(best, time_boost=0.0)),
+        HaystackRun("hybrid: time-window boost 0.6", "hybrid", replace(best, time_boost=0.6)),
+        HaystackRun("hybrid: time-window boost 1.0", "hybrid", replace(best, time_boost=1.0)),
         HaystackRun("hybrid: no calendar dates", "hybrid", replace(best, calendar_dates=False)),
         HaystackRun("hybrid: no seasons nor parts of months", "hybrid", replace(best, calendar_periods=False)),
         HaystackRun("hybrid: no event windows", "hybrid", replace(best, event_boost=0.0)),

@@ -415,6 +415,8 @@ def sweep_runs() -> list[LocomoRun]:
         LocomoRun("hybrid: no subject edge", "hybrid", replace(best, graph_edge_weights={**edges, "subject": 0.0})),
         LocomoRun("hybrid: graph source 0.4", "hybrid", replace(best, graph_weight=0.4)),
         LocomoRun("hybrid: no time window", "hybrid", replace(best, time_boost=0.0)),
+        LocomoRun("hybrid: time-window boost 0.6", "hybrid", replace(best, time_boost=0.6)),
+        LocomoRun("hybrid: time-window boost 1.0", "hybrid", replace(best, time_boost=1.0)),
         LocomoRun("hybrid: no calendar dates", "hybrid", replace(best, calendar_dates=False)),
         LocomoRun("hybrid: no seasons nor parts of months", "hybrid", replace(best, calendar_periods=False)),
         LocomoRun("hybrid: no event windows", "hybrid", replace(best, event_boost=0.0)),

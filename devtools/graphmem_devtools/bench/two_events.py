@@ -97,6 +97,8 @@ def two_events_runs(sweep: bool = False) -> list[HaystackRun]:
             runs.append(HaystackRun("hybrid: every hit of each event in turn", "hybrid", replace(best, part_rounds=0)))
         runs += [HaystackRun("hybrid: no graph source", "hybrid", replace(best, graph_weight=0.0)),
                  HaystackRun("hybrid: no time window", "hybrid", replace(best, time_boost=0.0, event_boost=0.0)),
+                 HaystackRun("hybrid: time-window boost 0.6", "hybrid", replace(best, time_boost=0.6)),
+                 HaystackRun("hybrid: time-window boost 1.0", "hybrid", replace(best, time_boost=1.0)),
                  HaystackRun("hybrid: short turns scored field by field (not joined)", "hybrid",
                              replace(best, join_short_turns=False)),
                  HaystackRun("hybrid: neighbours' context not capped", "hybrid", replace(best, context_cap=None)),
