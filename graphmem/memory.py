@@ -481,12 +481,12 @@ class GraphMemory(ChatMethods):
 
 def open_memory(*, start: bool = False, ensure_schema: bool = True, settings: Settings | None = None,
                 embedder_factory: Callable[[Settings], Embedder | None] | None = None) -> GraphMemory:
-    """The GraphMemory the environment describes (managed server unless a URI is set), with its
-    schema applied when the database has none, and :class:`EmbeddingMismatch` when the database
-    records another embedding model than the settings' embedder (known without loading it).
+    """The GraphMemory the environment describes (managed server unless a URI is set; one that does
+    not answer fails at once), its schema applied when the database has none; :class:`EmbeddingMismatch`
+    when the database records another model than the settings' embedder (known without loading it).
     ``GRAPHMEM_EMBEDDER=auto`` follows the model the database records (:func:`embedder_settings`).
     ``embedder_factory`` makes the embedder from those settings when first needed (default :func:`make_embedder`)."""
-    db = open_database(settings := settings or Settings.load(), start=start)
+    db = open_database(settings := settings or Settings.load(), start=start, check=True)
     try:
         resolved = embedder_settings(settings, db) if ensure_schema else settings
         mem = GraphMemory.from_settings(resolved, db=db, embedder_factory=embedder_factory and (

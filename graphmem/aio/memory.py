@@ -87,6 +87,7 @@ class AsyncGraphMemory:
         if settings.embedder == "auto":
             recorded = Database(c.uri, c.user, c.password, c.database, timeout=c.timeout)
             try:
+                recorded.ping()  # a server that is not there fails at once, not after the read's retries
                 settings = embedder_settings(settings, recorded)
             finally:
                 recorded.close()
@@ -281,8 +282,14 @@ class AsyncGraphMemory:
 
 async def open_async_memory(*, start: bool = False, ensure_schema: bool = True,
                             settings: Settings | None = None) -> AsyncGraphMemory:
-    """The AsyncGraphMemory the environment describes, with its schema applied when missing."""
+    """The AsyncGraphMemory the environment describes, with its schema applied when missing; a
+    server that does not answer fails at once, as :func:`graphmem.memory.open_memory` does."""
     mem = AsyncGraphMemory.from_settings(settings or Settings.load(), start=start)
-    if ensure_schema:
-        await mem.ensure_schema()
+    try:
+        await mem.db.aping()
+        if ensure_schema:
+            await mem.ensure_schema()
+    except BaseException:
+        await mem.aclose()
+        raise
     return mem

@@ -71,7 +71,7 @@ def _translate(e: Exception) -> Exception:
             return DatabaseUnavailable(f"Neo4j's TLS certificate is not trusted ({untrusted}): with neo4j+s:// or "
                                        "bolt+s:// it must be signed by an authority this system trusts (SSL_CERT_FILE "
                                        "names another bundle); neo4j+ssc:// accepts a self-signed one")
-        return DatabaseUnavailable(f"Neo4j is unreachable: {e}")
+        return DatabaseUnavailable("Neo4j is unreachable: " + " ".join(str(e).split()))  # the driver's lines, one line
     if isinstance(e, nex.AuthError):
         return DatabaseUnavailable(f"Neo4j refused the credentials: {e.message}")
     if isinstance(e, nex.Neo4jError) and (e.code or "").endswith("Database.DatabaseNotFound"):

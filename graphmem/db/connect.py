@@ -37,10 +37,19 @@ class Connection:
     timeout: float
 
 
-def open_database(settings: Settings, *, start: bool = False) -> Database:
-    """Connect to the configured Neo4j (see :func:`resolve_connection`)."""
+def open_database(settings: Settings, *, start: bool = False, check: bool = False) -> Database:
+    """Connect to the configured Neo4j (see :func:`resolve_connection`). With ``check`` the server
+    must answer now (:meth:`Database.ping`): one that is not there fails within the connection
+    timeout, instead of after the retries that ride out a server lost while in use."""
     c = resolve_connection(settings, start=start)
-    return Database(c.uri, c.user, c.password, c.database, timeout=c.timeout)
+    db = Database(c.uri, c.user, c.password, c.database, timeout=c.timeout)
+    if check:
+        try:
+            db.ping()
+        except BaseException:
+            db.close()
+            raise
+    return db
 
 
 def resolve_connection(settings: Settings, *, start: bool = False) -> Connection:

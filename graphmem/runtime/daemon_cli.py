@@ -136,7 +136,7 @@ class CliHost:
             if self._db is None:
                 from ..db import open_database
 
-                db = open_database(self.settings)  # the CLI's own timeouts and retries, not the hooks'
+                db = open_database(self.settings, check=True)  # the CLI's own timeouts and retries, not the hooks'
                 try:
                     self._borrowed(db, embedder).ensure_schema()
                 except BaseException:
