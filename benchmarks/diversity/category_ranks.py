@@ -31,7 +31,9 @@ def _bucket(rank: int) -> str:
     return next(name for top, name in BUCKETS if rank <= top)
 
 
-def main(ns: str, replies: str) -> None:
+def gold_ranks(ns: str, replies: str, categories: frozenset[int] | None = None) -> list[dict[str, object]]:
+    """Per question of the kept load ``ns`` (only ``categories`` when given): the question, its
+    category, half and its gold turns' ranks in the default hybrid search's top 50 (99 = not there)."""
     haystacks = build_haystacks(DATA, sessions=50, needles=10, per_conv=2, seed=7, replies=replies)
     mem = open_memory(start=True)
     id2src = _id_map(mem, ns)
@@ -39,11 +41,18 @@ def main(ns: str, replies: str) -> None:
     out: list[dict[str, object]] = []
     for h in haystacks:
         for q in h.questions:
+            if categories is not None and q.category not in categories:
+                continue
             res = searcher.search(q.question, scope=Scope("directory", f"{ns}/{h.name}"), levels=[0], k=50,
                                   now=q.now or h.now)
             ranked = [id2src.get(x.id, "") for x in res.hits]
             ranks = sorted(ranked.index(g) + 1 if g in ranked else 99 for g in q.gold_turns)
             out.append({"q": q.question, "category": q.category, "half": h.half, "ranks": ranks})
+    return out
+
+
+def main(ns: str, replies: str) -> None:
+    out = gold_ranks(ns, replies)
     Path(__file__).with_name(f"category-ranks-{replies}.json").write_text(json.dumps(out, indent=1) + "\n")
     print("category | questions | " + " | ".join(name for _, name in BUCKETS))
     for cat in sorted({int(str(o["category"])) for o in out}):

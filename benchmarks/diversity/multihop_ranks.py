@@ -15,31 +15,11 @@ import json
 import sys
 from pathlib import Path
 
-from graphmem.memory import open_memory
-from graphmem.retrieval.models import RetrievalConfig
-from graphmem.retrieval.scopes import Scope
-from graphmem.retrieval.search import Searcher
-from graphmem_devtools.bench.haystack import build_haystacks
-from graphmem_devtools.bench.haystack_core import _id_map
-
-DATA = Path(__file__).resolve().parents[3] / "shared/benchmarks/locomo/locomo10.json"
+from category_ranks import gold_ranks  # this folder's own script (the folder is on sys.path when run)
 
 
 def main(ns: str, replies: str) -> None:
-    haystacks = build_haystacks(DATA, sessions=50, needles=10, per_conv=2, seed=7, replies=replies)
-    mem = open_memory(start=True)
-    id2src = _id_map(mem, ns)
-    searcher = Searcher(mem.db, mem.embedder, RetrievalConfig(), dimensions=mem.embedding_dimensions)
-    out: list[dict[str, object]] = []
-    for h in haystacks:
-        for q in h.questions:
-            if q.category != 1:
-                continue
-            res = searcher.search(q.question, scope=Scope("directory", f"{ns}/{h.name}"), levels=[0], k=50,
-                                  now=q.now or h.now)
-            ranked = [id2src.get(x.id, "") for x in res.hits]
-            ranks = sorted(ranked.index(g) + 1 if g in ranked else 99 for g in q.gold_turns)
-            out.append({"q": q.question, "half": h.half, "ranks": ranks})
+    out = [{"q": o["q"], "half": o["half"], "ranks": o["ranks"]} for o in gold_ranks(ns, replies, frozenset({1}))]
     Path(__file__).with_name(f"multihop-ranks-{replies}.json").write_text(json.dumps(out, indent=1) + "\n")
     counts: collections.Counter[tuple[int, int, int, int]] = collections.Counter()
     for o in out:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from graphmem.config import Settings
@@ -11,15 +9,11 @@ from graphmem.db import Database
 from graphmem.errors import DatabaseUnavailable
 from graphmem.memory import open_memory
 
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from ..servers import free_port
 
 
 def test_opening_the_memory_on_a_closed_port_is_one_line_and_no_retry(monkeypatch: pytest.MonkeyPatch) -> None:
-    port = _closed_port()
+    port = free_port()  # nothing listens there
     monkeypatch.setenv("GRAPHMEM_NEO4J_URI", f"bolt://127.0.0.1:{port}")
     monkeypatch.setenv("GRAPHMEM_NEO4J_PASSWORD", "unused")
     pauses: list[float] = []
@@ -36,7 +30,7 @@ def test_the_async_memory_fails_the_same_way(monkeypatch: pytest.MonkeyPatch) ->
 
     from graphmem.aio import AsyncDatabase, open_async_memory
 
-    port = _closed_port()
+    port = free_port()  # nothing listens there
     monkeypatch.setenv("GRAPHMEM_NEO4J_URI", f"bolt://127.0.0.1:{port}")
     monkeypatch.setenv("GRAPHMEM_NEO4J_PASSWORD", "unused")
     monkeypatch.setenv("GRAPHMEM_EMBEDDER", "none")  # no recorded model to read first: the async driver pings
