@@ -15,6 +15,10 @@ whole-turn vector.
     python benchmarks/long_turns/head_vectors.py assistant --out benchmarks/long_turns/head-vectors-assistant.json
     python benchmarks/long_turns/head_vectors.py coding --out benchmarks/long_turns/head-vectors-coding.json
 
+``--embedder e5`` embeds with graphmem's e5 embedder instead (passages cut at its 2,000 characters,
+questions on its query side); ``--haystacks 0,14`` keeps only those haystacks (e5 reads a long turn
+in ~0.4 s here, so a full load takes hours).
+
 Vectors are cached under --cache (delete it to re-embed).
 """
 
@@ -32,6 +36,8 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 from vectors import _tokens, fuse, norm, print_tables, ranked
 
+from graphmem.embedding.base import Embedder, query_vector
+from graphmem.embedding.e5 import E5Embedder
 from graphmem.embedding.local import LocalEmbedder
 from graphmem.embedding.pending import turn_embedding_text
 from graphmem_devtools.bench.coding_data import build_coding_haystacks
@@ -50,7 +56,7 @@ def _texts(h: Haystack) -> dict[str, list[str]]:
     return out
 
 
-def _vectors(emb: LocalEmbedder, h: Haystack, cache: Path) -> dict[str, Any]:
+def _vectors(emb: Embedder, h: Haystack, cache: Path) -> dict[str, Any]:
     path = cache / f"{h.name}.npz"
     if path.exists():
         z = np.load(path)
@@ -78,8 +84,7 @@ def _paired(rows: dict[str, list[Any]], base: str, k: int) -> dict[str, dict[str
     return out
 
 
-def run(haystacks: Sequence[Haystack], cache: Path) -> dict[str, list[Any]]:
-    emb = LocalEmbedder()
+def run(haystacks: Sequence[Haystack], cache: Path, emb: Embedder) -> dict[str, list[Any]]:
     rows: dict[str, list[Any]] = {}
     t0 = time.monotonic()
     for h in haystacks:
@@ -87,7 +92,7 @@ def run(haystacks: Sequence[Haystack], cache: Path) -> dict[str, list[Any]]:
         ids = [t.source_id for t in turns]
         bm = BM25Okapi([_tokens(f"{t.user} {t.assistant}") for t in turns])
         vecs = _vectors(emb, h, cache)
-        qvecs = norm(emb.embed([q.question for q in h.questions]))
+        qvecs = norm([query_vector(emb, q.question) for q in h.questions])
         for q, v in zip(h.questions, qvecs, strict=True):
             text = np.asarray(bm.get_scores(_tokens(q.question)), dtype=np.float32)
             rankings = {"bm25": ranked(text)}
@@ -108,11 +113,16 @@ def main() -> int:
     p.add_argument("--locomo", type=Path, default=Path("../shared/benchmarks/locomo/locomo10.json"))
     p.add_argument("--cache", type=Path, default=Path("/tmp/graphmem-head-vectors"))
     p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--embedder", choices=["use", "e5"], default="use")
+    p.add_argument("--haystacks", default="", help="comma-separated haystack indexes to keep (default: all)")
     args = p.parse_args()
     load_before = os.getloadavg()
     hs = build_coding_haystacks(20, seed=11) if args.which == "coding" else build_haystacks(args.locomo,
                                                                                           replies="assistant")
-    rows = run(hs, args.cache / args.which)
+    if args.haystacks:
+        hs = [hs[int(i)] for i in args.haystacks.split(",")]
+    emb: Embedder = E5Embedder() if args.embedder == "e5" else LocalEmbedder()
+    rows = run(hs, args.cache / args.which / args.embedder, emb)
     tables = print_tables(rows, hs, width=22)
     paired = {}
     for base in ("dense whole", "fuse 0.3 whole", "fuse 0.15 whole"):
@@ -124,7 +134,8 @@ def main() -> int:
                 print(f"  vs {base} at {k}: {name:22s} {cell}")
     if args.out:
         write_script_results(args.out, "benchmarks/long_turns/head_vectors.py", load_before, which=args.which,
-                             heads=list(HEADS), questions=sum(len(h.questions) for h in hs),
+                             heads=list(HEADS), embedder=args.embedder,
+                             haystacks=[h.name for h in hs], questions=sum(len(h.questions) for h in hs),
                              turns=sum(len(s.turns) for h in hs for s in h.sessions), tables=tables, paired=paired)
     return 0
 

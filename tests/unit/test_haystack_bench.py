@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from graphmem_devtools.bench.haystack import HaystackQuestion, build_haystacks, haystack_quality_lines, score_ranking
+from graphmem_devtools.bench.haystack import (
+    HaystackQuestion,
+    UnknownHaystackError,
+    build_haystacks,
+    haystack_quality_lines,
+    pick_haystacks,
+    score_ranking,
+)
 
 
 def _sample(sid: str, a: str, b: str, sessions: int) -> dict[str, object]:
@@ -42,6 +49,16 @@ def test_haystacks_are_reproducible_paired_and_renamed(tmp_path: Path) -> None:
     # the adversarial question and the one whose evidence is outside the needle are left out
     assert [(q.question, q.gold_turns, q.gold_sessions) for q in h.questions] == [
         ("What did Alex say?", {"c1/s1/t1", "c1/s2/t0"}, {"c1/s1", "c1/s2"})]
+
+
+def test_a_sample_of_haystacks_is_picked_by_name(tmp_path: Path) -> None:
+    data = tmp_path / "locomo.json"
+    data.write_text(json.dumps([_sample("c1", "Ann", "Bob", 4), _sample("c2", "Cid", "Dee", 4)]))
+    hs = build_haystacks(data, sessions=4, needles=2, per_conv=2, seed=3)
+    assert [h.name for h in pick_haystacks(hs, ["c2-h0"])] == ["c2-h0"]
+    assert pick_haystacks(hs, []) == hs
+    with pytest.raises(UnknownHaystackError, match="unknown haystack c9-h0; the haystacks are c1-h0, c2-h0"):
+        pick_haystacks(hs, ["c1-h0", "c9-h0"])
 
 
 def test_assistant_replies_make_each_utterance_a_user_message(tmp_path: Path) -> None:

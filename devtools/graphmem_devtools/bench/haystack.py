@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -59,8 +59,8 @@ from .haystack_core import (
 from .locomo import CATEGORIES, _date
 
 __all__ = [
-    "Haystack", "HaystackQuestion", "HaystackRun", "build_haystacks", "default_haystack_runs", "haystack_markdown",
-    "haystack_quality_lines", "run_haystack_bench", "score_ranking", "sweep_haystack_runs",
+    "Haystack", "HaystackQuestion", "HaystackRun", "UnknownHaystackError", "build_haystacks", "default_haystack_runs",
+    "haystack_markdown", "haystack_quality_lines", "pick_haystacks", "run_haystack_bench", "score_ranking", "sweep_haystack_runs",
 ]
 
 NAMES = ("Alex", "Sam")
@@ -112,6 +112,22 @@ def _conversation_sessions(sample: dict[str, Any], replies: str = "locomo", seed
         sessions[n] = HaystackSession(f"{sid}/s{n}", turns, _date(str(c.get(f"{key}_date_time", "")),
                                                                   datetime(2023, 1, 1, tzinfo=UTC) + timedelta(days=n)))
     return sessions, dia2turn
+
+
+class UnknownHaystackError(ValueError):
+    """A haystack name asked for that the benchmark does not build."""
+
+
+def pick_haystacks(haystacks: list[Haystack], only: Sequence[str]) -> list[Haystack]:
+    """The haystacks named in ``only`` (all of them when it is empty); an unknown name raises
+    :class:`UnknownHaystackError` naming the haystacks there are."""
+    if not only:
+        return haystacks
+    names = [h.name for h in haystacks]
+    unknown = sorted(set(only) - set(names))
+    if unknown:
+        raise UnknownHaystackError(f"unknown haystack {', '.join(unknown)}; the haystacks are {', '.join(names)}")
+    return [h for h in haystacks if h.name in set(only)]
 
 
 def build_haystacks(
@@ -228,16 +244,19 @@ def run_haystack_bench(
     reuse: str | None = None,
     summarize: bool = False,
     replies: str = "locomo",
+    only: Sequence[str] = (),
     command: str = "graphmem bench haystack",
     log: Callable[[str], None] = print,
 ) -> BenchResult:
     """Build the haystacks, load them into a fresh namespace (or re-score a kept one), run each
     configuration and the two baselines; tables per half and per LoCoMo category. With
-    ``replies="assistant"`` the results are named ``haystack-assistant``."""
+    ``replies="assistant"`` the results are named ``haystack-assistant``; ``only`` keeps the
+    haystacks of those names (e.g. ``conv-26-h0``: a sample, where embedding every one costs hours)."""
     if mem.embedder is None:
         raise ValueError("the haystack benchmark needs an embedder")
     haystacks = build_haystacks(data, sessions=sessions, needles=needles, per_conv=per_conv, seed=seed,
                                 replies=replies)
+    haystacks = pick_haystacks(haystacks, only)
     name = "haystack" if replies == "locomo" else f"haystack-{replies}"
     result = BenchResult(name, command, machine_info(mem.db.server_info().version))
     figures, notes = measure_haystacks(mem, haystacks, runs=runs if runs is not None else default_haystack_runs(),

@@ -251,6 +251,8 @@ def _register_retrieval_verbs(verbs: Any) -> None:
     hs.add_argument("--replies", choices=("locomo", "assistant"), default="locomo",
                     help="locomo: utterances paired into turns; assistant: each utterance a user message answered "
                          "by a long generated assistant reply (results named haystack-assistant)")
+    hs.add_argument("--haystacks", default="",
+                    help="comma-separated haystack names to keep (e.g. conv-26-h0,conv-48-h0; default: all)")
     add_load_args(hs, reuse_help="re-score a namespace kept by an earlier --keep run (it is kept again)",
                   sweep_help="also run the diversity / weighting variants")
     hs.set_defaults(handler=_haystack)
@@ -307,16 +309,30 @@ def _locomo(args: argparse.Namespace) -> int:
 
 
 def _haystack(args: argparse.Namespace) -> int:
-    from ..bench.haystack import default_haystack_runs, haystack_markdown, run_haystack_bench, sweep_haystack_runs
+    from ..bench.haystack import (
+        UnknownHaystackError,
+        build_haystacks,
+        default_haystack_runs,
+        haystack_markdown,
+        pick_haystacks,
+        run_haystack_bench,
+        sweep_haystack_runs,
+    )
 
     try:
         runs = select_runs(default_haystack_runs() + (sweep_haystack_runs() if args.sweep else []), args.only)
     except ValueError as e:
         print(f"graphmem: error: {e}", file=sys.stderr)
         return 2
+    only = [n.strip() for n in args.haystacks.split(",") if n.strip()]
+    try:  # a name that is not there fails before the server starts
+        pick_haystacks(build_haystacks(args.data, per_conv=args.per_conv, replies=args.replies), only)
+    except UnknownHaystackError as e:
+        print(f"graphmem: error: {e}", file=sys.stderr)
+        return 2
     with open_memory(start=True) as mem:
         result = run_haystack_bench(mem, args.data, runs=runs, per_conv=args.per_conv, keep=args.keep,
-                                    reuse=args.reuse, summarize=args.summaries, replies=args.replies,
+                                    reuse=args.reuse, summarize=args.summaries, replies=args.replies, only=only,
                                     command=bench_command("graphmem bench haystack"),
                                     log=lambda m: print(m, file=sys.stderr))
     md = haystack_markdown(result)
