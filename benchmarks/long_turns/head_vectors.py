@@ -96,8 +96,10 @@ def run(haystacks: Sequence[Haystack], cache: Path, emb: Embedder) -> dict[str, 
         for q, v in zip(h.questions, qvecs, strict=True):
             text = np.asarray(bm.get_scores(_tokens(q.question)), dtype=np.float32)
             rankings = {"bm25": ranked(text)}
-            for name, m in vecs.items():
-                scores = m @ v
+            sims = {name: m @ v for name, m in vecs.items()}
+            for n in HEADS:  # two vectors per turn: the head's and the whole turn's, scored by the better
+                sims[f"max whole, head {n}"] = np.maximum(sims["whole"], sims[f"head {n}"])
+            for name, scores in sims.items():
                 rankings[f"dense {name}"] = ranked(scores)
                 rankings[f"fuse 0.3 {name}"] = fuse(text, scores)
                 rankings[f"fuse 0.15 {name}"] = fuse(text, scores, w_dense=0.15)

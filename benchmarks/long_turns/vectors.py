@@ -181,7 +181,7 @@ def print_tables(rows: dict[str, list[Row]], haystacks: Sequence[Haystack], widt
     for name, t in tables.items():
         print(f"{name:{width}s} " + " | ".join(
             f"{half} @5 {t[half]['overall']['turn all@5']:.3f} @10 {t[half]['overall']['turn all@10']:.3f} "
-            f"s@5 {t[half]['overall']['session all@5']:.3f}" for half in ("tune", "test")))
+            f"s@5 {t[half]['overall']['session all@5']:.3f}" for half in ("tune", "test") if "overall" in t.get(half, {})))
     return tables
 
 
