@@ -124,10 +124,11 @@ def pick_haystacks(haystacks: list[Haystack], only: Sequence[str]) -> list[Hayst
     if not only:
         return haystacks
     names = [h.name for h in haystacks]
-    unknown = sorted(set(only) - set(names))
+    wanted = set(only)
+    unknown = sorted(wanted - set(names))
     if unknown:
         raise UnknownHaystackError(f"unknown haystack {', '.join(unknown)}; the haystacks are {', '.join(names)}")
-    return [h for h in haystacks if h.name in set(only)]
+    return [h for h in haystacks if h.name in wanted]
 
 
 def build_haystacks(
@@ -244,19 +245,20 @@ def run_haystack_bench(
     reuse: str | None = None,
     summarize: bool = False,
     replies: str = "locomo",
-    only: Sequence[str] = (),
+    haystacks: list[Haystack] | None = None,
     command: str = "graphmem bench haystack",
     log: Callable[[str], None] = print,
 ) -> BenchResult:
     """Build the haystacks, load them into a fresh namespace (or re-score a kept one), run each
     configuration and the two baselines; tables per half and per LoCoMo category. With
-    ``replies="assistant"`` the results are named ``haystack-assistant``; ``only`` keeps the
-    haystacks of those names (e.g. ``conv-26-h0``: a sample, where embedding every one costs hours)."""
+    ``replies="assistant"`` the results are named ``haystack-assistant``. ``haystacks`` measures those
+    instead of every one built (a sample from :func:`pick_haystacks`, where embedding them all costs
+    hours)."""
     if mem.embedder is None:
         raise ValueError("the haystack benchmark needs an embedder")
-    haystacks = build_haystacks(data, sessions=sessions, needles=needles, per_conv=per_conv, seed=seed,
-                                replies=replies)
-    haystacks = pick_haystacks(haystacks, only)
+    if haystacks is None:
+        haystacks = build_haystacks(data, sessions=sessions, needles=needles, per_conv=per_conv, seed=seed,
+                                    replies=replies)
     name = "haystack" if replies == "locomo" else f"haystack-{replies}"
     result = BenchResult(name, command, machine_info(mem.db.server_info().version))
     figures, notes = measure_haystacks(mem, haystacks, runs=runs if runs is not None else default_haystack_runs(),

@@ -326,13 +326,14 @@ def _haystack(args: argparse.Namespace) -> int:
         return 2
     only = [n.strip() for n in args.haystacks.split(",") if n.strip()]
     try:  # a name that is not there fails before the server starts
-        pick_haystacks(build_haystacks(args.data, per_conv=args.per_conv, replies=args.replies), only)
+        haystacks = pick_haystacks(build_haystacks(args.data, per_conv=args.per_conv, replies=args.replies), only)
     except UnknownHaystackError as e:
         print(f"graphmem: error: {e}", file=sys.stderr)
         return 2
     with open_memory(start=True) as mem:
         result = run_haystack_bench(mem, args.data, runs=runs, per_conv=args.per_conv, keep=args.keep,
-                                    reuse=args.reuse, summarize=args.summaries, replies=args.replies, only=only,
+                                    reuse=args.reuse, summarize=args.summaries, replies=args.replies,
+                                    haystacks=haystacks,
                                     command=bench_command("graphmem bench haystack"),
                                     log=lambda m: print(m, file=sys.stderr))
     md = haystack_markdown(result)
