@@ -16,10 +16,13 @@ whole-turn vector.
     python benchmarks/long_turns/head_vectors.py coding --out benchmarks/long_turns/head-vectors-coding.json
 
 ``--embedder e5`` embeds with graphmem's e5 embedder instead (passages cut at its 2,000 characters,
-questions on its query side); ``--haystacks 0,14`` keeps only those haystacks (e5 reads a long turn
-in ~0.4 s here, so a full load takes hours).
+questions on its query side); ``--haystacks 0,14`` (or ``conv-26-h0,conv-48-h0``) keeps only those
+haystacks (e5 reads a long turn in ~0.4 s here, so a full load takes hours). ``--texts "head 300,user"``
+embeds only those texts (a head costs e5 about a fifth of the whole turn); ``--shares 0.15,0.3,0.5``
+fuses each vector with BM25 at those vector shares (0.7 text beside each). Without the whole turn
+the fused rankings are paired against BM25 alone.
 
-Vectors are cached under --cache (delete it to re-embed).
+Vectors are cached under --cache, one file per haystack and text (delete it to re-embed).
 """
 
 from __future__ import annotations
@@ -42,28 +45,29 @@ from graphmem.embedding.local import LocalEmbedder
 from graphmem.embedding.pending import turn_embedding_text
 from graphmem_devtools.bench.coding_data import build_coding_haystacks
 from graphmem_devtools.bench.common import write_script_results
-from graphmem_devtools.bench.haystack import build_haystacks
+from graphmem_devtools.bench.haystack import UnknownHaystackError, build_haystacks, pick_haystacks
 from graphmem_devtools.bench.haystack_core import KS, Haystack, score_ranking
 
 HEADS = (300, 800)
+TEXTS = ("whole", "user", *(f"head {n}" for n in HEADS))
 
 
-def _texts(h: Haystack) -> dict[str, list[str]]:
+def _texts(h: Haystack, names: Sequence[str]) -> dict[str, list[str]]:
     turns = [t for s in h.sessions for t in s.turns]
     out = {"whole": [turn_embedding_text(t.user, t.assistant) for t in turns], "user": [t.user for t in turns]}
     for n in HEADS:
         out[f"head {n}"] = [turn_embedding_text(t.user, t.assistant[:n]) for t in turns]
-    return out
+    return {name: out[name] for name in names}
 
 
-def _vectors(emb: Embedder, h: Haystack, cache: Path) -> dict[str, Any]:
-    path = cache / f"{h.name}.npz"
-    if path.exists():
-        z = np.load(path)
-        return {k.replace("_", " "): np.asarray(z[k], dtype=np.float32) for k in z.files}
-    vecs = {name: norm(emb.embed(texts)) for name, texts in _texts(h).items()}
+def _vectors(emb: Embedder, h: Haystack, cache: Path, names: Sequence[str]) -> dict[str, Any]:
+    vecs: dict[str, Any] = {}
     cache.mkdir(parents=True, exist_ok=True)
-    np.savez(path, **{k.replace(" ", "_"): v for k, v in vecs.items()})  # type: ignore[arg-type]
+    for name, texts in _texts(h, names).items():
+        path = cache / f"{h.name}-{name.replace(' ', '_')}.npy"
+        if not path.exists():
+            np.save(path, norm(emb.embed(texts)))
+        vecs[name] = np.asarray(np.load(path), dtype=np.float32)
     return vecs
 
 
@@ -84,25 +88,27 @@ def _paired(rows: dict[str, list[Any]], base: str, k: int) -> dict[str, dict[str
     return out
 
 
-def run(haystacks: Sequence[Haystack], cache: Path, emb: Embedder) -> dict[str, list[Any]]:
+def run(haystacks: Sequence[Haystack], cache: Path, emb: Embedder, names: Sequence[str] = TEXTS,
+        shares: Sequence[float] = (0.3, 0.15)) -> dict[str, list[Any]]:
     rows: dict[str, list[Any]] = {}
     t0 = time.monotonic()
     for h in haystacks:
         turns = [t for s in h.sessions for t in s.turns]
         ids = [t.source_id for t in turns]
         bm = BM25Okapi([_tokens(f"{t.user} {t.assistant}") for t in turns])
-        vecs = _vectors(emb, h, cache)
+        vecs = _vectors(emb, h, cache, names)
         qvecs = norm([query_vector(emb, q.question) for q in h.questions])
         for q, v in zip(h.questions, qvecs, strict=True):
             text = np.asarray(bm.get_scores(_tokens(q.question)), dtype=np.float32)
             rankings = {"bm25": ranked(text)}
             sims = {name: m @ v for name, m in vecs.items()}
             for n in HEADS:  # two vectors per turn: the head's and the whole turn's, scored by the better
-                sims[f"max whole, head {n}"] = np.maximum(sims["whole"], sims[f"head {n}"])
+                if "whole" in sims and f"head {n}" in sims:
+                    sims[f"max whole, head {n}"] = np.maximum(sims["whole"], sims[f"head {n}"])
             for name, scores in sims.items():
                 rankings[f"dense {name}"] = ranked(scores)
-                rankings[f"fuse 0.3 {name}"] = fuse(text, scores)
-                rankings[f"fuse 0.15 {name}"] = fuse(text, scores, w_dense=0.15)
+                for w in shares:
+                    rankings[f"fuse {w:g} {name}"] = fuse(text, scores, w_dense=w)
             for name, order in rankings.items():
                 rows.setdefault(name, []).append((h, q, score_ranking(q, [ids[i] for i in order[: max(KS)]])))
         print(f"{h.name}: {len(turns)} turns, {time.monotonic() - t0:.0f} s", flush=True)
@@ -116,27 +122,44 @@ def main() -> int:
     p.add_argument("--cache", type=Path, default=Path("/tmp/graphmem-head-vectors"))
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--embedder", choices=["use", "e5"], default="use")
-    p.add_argument("--haystacks", default="", help="comma-separated haystack indexes to keep (default: all)")
+    p.add_argument("--haystacks", default="", help="comma-separated haystack names or indexes to keep (default: all)")
+    p.add_argument("--texts", default=",".join(TEXTS), help=f"comma-separated texts to embed, of {', '.join(TEXTS)}")
+    p.add_argument("--shares", default="0.3,0.15", help="comma-separated vector shares to fuse with BM25 at")
     args = p.parse_args()
+    names = [n.strip() for n in args.texts.split(",") if n.strip()]
+    unknown = sorted(set(names) - set(TEXTS))
+    if unknown:
+        p.error(f"unknown --texts {', '.join(unknown)}: the texts are {', '.join(TEXTS)}")
+    shares = [float(w) for w in args.shares.split(",") if w.strip()]
     load_before = os.getloadavg()
     hs = build_coding_haystacks(20, seed=11) if args.which == "coding" else build_haystacks(args.locomo,
                                                                                           replies="assistant")
-    if args.haystacks:
-        hs = [hs[int(i)] for i in args.haystacks.split(",")]
+    picks = [x.strip() for x in args.haystacks.split(",") if x.strip()]
+    try:  # an index (as recorded commands give them) or a name (as `graphmem bench haystack --haystacks`)
+        hs = pick_haystacks(hs, [hs[int(x)].name if x.isdigit() else x for x in picks])
+    except (IndexError, UnknownHaystackError) as e:
+        p.error(f"--haystacks {args.haystacks}: {e}")
     emb: Embedder = E5Embedder() if args.embedder == "e5" else LocalEmbedder()
-    rows = run(hs, args.cache / args.which / args.embedder, emb)
+    rows = run(hs, args.cache / args.which / args.embedder, emb, names, shares)
     tables = print_tables(rows, hs, width=22)
     paired = {}
-    for base in ("dense whole", "fuse 0.3 whole", "fuse 0.15 whole"):
-        kind = base.removesuffix(" whole")
-        subset = {n: r for n, r in rows.items() if n.startswith(kind + " ")}
-        paired[base] = {f"all@{k}": _paired(subset, base, k) for k in (5, 10)}
+    kinds = ["dense", *(f"fuse {w:g}" for w in shares)]
+    for kind in kinds:
+        base = f"{kind} whole"
+        if base in rows:
+            subset = {n: r for n, r in rows.items() if n.startswith(kind + " ")}
+        elif kind != "dense":
+            base = "bm25"
+            subset = {n: r for n, r in rows.items() if n.startswith(kind + " ") or n == base}
+        else:
+            continue
+        paired[f"{kind} vs {base}"] = {f"all@{k}": _paired(subset, base, k) for k in (5, 10)}
         for k in (5, 10):
-            for name, cell in paired[base][f"all@{k}"].items():
+            for name, cell in paired[f"{kind} vs {base}"][f"all@{k}"].items():
                 print(f"  vs {base} at {k}: {name:22s} {cell}")
     if args.out:
         write_script_results(args.out, "benchmarks/long_turns/head_vectors.py", load_before, which=args.which,
-                             heads=list(HEADS), embedder=args.embedder,
+                             heads=list(HEADS), embedder=args.embedder, texts=names, shares=shares,
                              haystacks=[h.name for h in hs], questions=sum(len(h.questions) for h in hs),
                              turns=sum(len(s.turns) for h in hs for s in h.sessions), tables=tables, paired=paired)
     return 0

@@ -284,9 +284,11 @@ async def open_async_memory(*, start: bool = False, ensure_schema: bool = True,
                             settings: Settings | None = None) -> AsyncGraphMemory:
     """The AsyncGraphMemory the environment describes, with its schema applied when missing; a
     server that does not answer fails at once, as :func:`graphmem.memory.open_memory` does."""
-    mem = AsyncGraphMemory.from_settings(settings or Settings.load(), start=start)
+    settings = settings or Settings.load()
+    mem = AsyncGraphMemory.from_settings(settings, start=start)
     try:
-        await mem.db.aping()
+        if settings.embedder != "auto":  # under auto, from_settings has reached the server already
+            await mem.db.aping()
         if ensure_schema:
             await mem.ensure_schema()
     except BaseException:

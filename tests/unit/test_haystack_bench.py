@@ -98,6 +98,15 @@ def test_quality_lines_list_every_retriever() -> None:
     assert any(line.startswith("| BM25 | ") for line in lines)
 
 
+def test_a_half_without_questions_shows_dashes_not_zeros() -> None:
+    overall = {"turn all@5": 0.5, "turn all@10": 0.6, "turn all@30": 0.7, "session all@5": 0.8}
+    table = {"tune": {"overall": overall}, "test": {}, "all": {"overall": overall}}
+    figs = {"questions": {"tune": 3, "test": 0}, "haystacks": {"tune": 1, "test": 0}, "sessions_per_haystack": 50,
+            "turns": 10, "runs": [{"name": "hybrid", "table": table}], "baselines": {}}
+    row = next(line for line in haystack_quality_lines(figs) if line.startswith("| graphmem hybrid |"))
+    assert row == "| graphmem hybrid | 0.500 | 0.600 | 0.700 | 0.800 | — | — | — | — |"
+
+
 def test_sweep_run_names_are_unique_and_selectable_by_only() -> None:
     """``bench locomo --only`` takes comma-separated run names: a name must hold no comma."""
     from graphmem_devtools.bench.haystack import sweep_haystack_runs

@@ -40,3 +40,21 @@ def test_the_async_memory_fails_the_same_way(monkeypatch: pytest.MonkeyPatch) ->
         asyncio.run(open_async_memory())
     assert f"127.0.0.1:{port}" in str(caught.value) and "\n" not in str(caught.value)
     assert pauses == []
+
+
+def test_the_async_memory_under_auto_fails_at_its_first_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from graphmem.aio import AsyncDatabase, open_async_memory
+
+    port = free_port()
+    monkeypatch.setenv("GRAPHMEM_NEO4J_URI", f"bolt://127.0.0.1:{port}")
+    monkeypatch.setenv("GRAPHMEM_NEO4J_PASSWORD", "unused")
+    monkeypatch.setenv("GRAPHMEM_EMBEDDER", "auto")  # the recorded model is read first, by a sync ping
+    pauses: list[float] = []
+    monkeypatch.setattr(Database, "_pause", lambda self, seconds: pauses.append(seconds))
+    monkeypatch.setattr(AsyncDatabase, "_pause", lambda self, seconds: pauses.append(seconds))
+    with pytest.raises(DatabaseUnavailable) as caught:
+        asyncio.run(open_async_memory())
+    assert f"127.0.0.1:{port}" in str(caught.value) and "\n" not in str(caught.value)
+    assert pauses == []

@@ -352,6 +352,12 @@ def haystack_rows(figures: dict[str, Any]) -> list[tuple[str, dict[str, dict[str
     return rows
 
 
+def _cell(t: dict[str, Any], half: str, metric: str) -> str:
+    """One figure of a half's overall row; a dash when the half had no question (a one-half sample)."""
+    overall = t.get(half, {}).get("overall")
+    return f"{overall.get(metric, 0):.3f}" if overall else "—"
+
+
 def quality_table_lines(figures: dict[str, Any]) -> list[str]:
     """The overall table of a haystack result (every retriever, tune and test halves side by side)."""
     cols = [f"{half} {m}" for half in HALF_NAMES for m in METRICS]
@@ -362,7 +368,7 @@ def quality_table_lines(figures: dict[str, Any]) -> list[str]:
              "among the first 5 distinct sessions).", "",
              "| retriever | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
     for name, t in haystack_rows(figures):
-        cells = [f"{t.get(half, {}).get('overall', {}).get(m, 0):.3f}" for half in HALF_NAMES for m in METRICS]
+        cells = [_cell(t, half, m) for half in HALF_NAMES for m in METRICS]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines
 
@@ -374,8 +380,7 @@ def haystack_tables_markdown(figures: dict[str, Any], group_title: str) -> list[
     for half in (*HALF_NAMES, "all"):
         lines += [f"## {half}", "", "| retriever | " + " | ".join(METRICS) + " |", "|---|" + "---:|" * len(METRICS)]
         for name, t in rows:
-            o = t.get(half, {}).get("overall", {})
-            lines.append(f"| {name} | " + " | ".join(f"{o.get(k, 0):.3f}" for k in METRICS) + " |")
+            lines.append(f"| {name} | " + " | ".join(_cell(t, half, k) for k in METRICS) + " |")
         lines.append("")
     for half in ("all", *HALF_NAMES) if rows else ():
         groups = [g for g in rows[0][1].get(half, {}) if g != "overall"]
