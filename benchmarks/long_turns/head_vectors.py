@@ -53,11 +53,12 @@ TEXTS = ("whole", "user", *(f"head {n}" for n in HEADS))
 
 
 def _texts(h: Haystack, names: Sequence[str]) -> dict[str, list[str]]:
+    """Only the named texts of each turn: the whole turn, the request alone, or request + reply head."""
     turns = [t for s in h.sessions for t in s.turns]
-    out = {"whole": [turn_embedding_text(t.user, t.assistant) for t in turns], "user": [t.user for t in turns]}
-    for n in HEADS:
-        out[f"head {n}"] = [turn_embedding_text(t.user, t.assistant[:n]) for t in turns]
-    return {name: out[name] for name in names}
+    heads = {f"head {n}": n for n in HEADS}
+    return {name: [t.user if name == "user" else
+                   turn_embedding_text(t.user, t.assistant[: heads[name]] if name in heads else t.assistant)
+                   for t in turns] for name in names}
 
 
 def _vectors(emb: Embedder, h: Haystack, cache: Path, names: Sequence[str]) -> dict[str, Any]:
@@ -153,9 +154,10 @@ def main() -> int:
             subset = {n: r for n, r in rows.items() if n.startswith(kind + " ") or n == base}
         else:
             continue
-        paired[f"{kind} vs {base}"] = {f"all@{k}": _paired(subset, base, k) for k in (5, 10)}
+        key = f"{kind} vs {base}"
+        paired[key] = {f"all@{k}": _paired(subset, base, k) for k in (5, 10)}
         for k in (5, 10):
-            for name, cell in paired[f"{kind} vs {base}"][f"all@{k}"].items():
+            for name, cell in paired[key][f"all@{k}"].items():
                 print(f"  vs {base} at {k}: {name:22s} {cell}")
     if args.out:
         write_script_results(args.out, "benchmarks/long_turns/head_vectors.py", load_before, which=args.which,
