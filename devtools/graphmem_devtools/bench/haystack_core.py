@@ -333,7 +333,8 @@ def measure_haystacks(
             "runs": [{"name": r.name, "mode": r.mode, "config": asdict(r.config), "dated": r.dated,
                       "table": r.table, "search_latency_ms": r.latency_ms,
                       "paired": paired_cells(runs[0].outcomes, r.outcomes, halves) if i else {},
-                      "differing": differing_questions(runs[0].outcomes, r.outcomes, texts) if i else []}
+                      "differing": differing_questions(runs[0].outcomes, r.outcomes, texts) if i else [],
+                      "outcomes": r.outcomes}
                      for i, r in enumerate(runs)],
             "baselines": baselines,
         }
