@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from concurrent.futures import Executor
 
 from ..embedding import Embedder
-from ..embedding.base import query_vector
+from ..embedding.base import long_reply_head, query_vector
 from .bridge import await_only, in_bridge
 
 __all__ = ["OffLoopEmbedder"]
@@ -29,6 +29,11 @@ class OffLoopEmbedder:
     @property
     def dimensions(self) -> int:
         return self.inner.dimensions
+
+    @property
+    def long_reply_head_chars(self) -> int:
+        """The inner embedder's (:func:`~graphmem.embedding.base.long_reply_head`)."""
+        return long_reply_head(self.inner)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not in_bridge():  # called from a thread of its own: already off the loop

@@ -20,7 +20,15 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .base import Embedder, QueryEmbedder, embedding_hash, normalize_rows, query_vector
+from .base import (
+    LONG_TURN_REPLY_HEAD_CHARS,
+    Embedder,
+    QueryEmbedder,
+    embedding_hash,
+    long_reply_head,
+    normalize_rows,
+    query_vector,
+)
 from .cache import CachedEmbedder
 from .factory import make_embedder
 from .passes import EmbedPassStats, embed_all_pending, expand_context, pending_counts, reindex
@@ -80,6 +88,7 @@ __all__ = [
     "LOCAL_EMBEDDING_DIMENSIONS",
     "LOCAL_EMBEDDING_MODEL",
     "LONG_TURN_CHARS",
+    "LONG_TURN_REPLY_HEAD_CHARS",
     "NEIGHBOUR_WEIGHT",
     "NEIGHBOUR_WINDOW",
     "OPENAI_EMBEDDING_DIMENSIONS",
@@ -100,6 +109,7 @@ __all__ = [
     "embed_pending_turns",
     "embedding_hash",
     "expand_context",
+    "long_reply_head",
     "make_embedder",
     "normalize_rows",
     "pending_counts",

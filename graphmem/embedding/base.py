@@ -18,11 +18,13 @@ from ..errors import ProviderError
 from ..models import clean_text
 
 __all__ = [
+    "LONG_TURN_REPLY_HEAD_CHARS",
     "EmbedOne",
     "Embedder",
     "QueryEmbedder",
     "check_texts",
     "embedding_hash",
+    "long_reply_head",
     "normalize_rows",
     "prepare_text",
     "query_vector",
@@ -62,6 +64,20 @@ def query_vector(embedder: Embedder, text: str) -> list[float]:
         vector: list[float] = side(text)
         return vector
     return embedder.embed_one(text)
+
+
+LONG_TURN_REPLY_HEAD_CHARS = 300
+"""How much of a long turn's reply the vector of an embedder that reads short texts best (e5) is
+given: the head, where a reply restates and answers the request; the rest is mostly advice, lists
+and follow-ups around it that pull one vector of all of it away from what the turn was about."""
+
+
+def long_reply_head(embedder: Embedder | None) -> int:
+    """Characters of a long turn's reply that the turn's vector reads with this embedder: its
+    ``long_reply_head_chars`` attribute when it has one (e5), else 0, the whole reply (USE averages
+    every word and keeps the evidence a long reply holds deep down; measured in
+    ``benchmarks/embedder/FINDINGS.md``)."""
+    return max(0, int(getattr(embedder, "long_reply_head_chars", 0) or 0))
 
 
 def embedding_hash(text: str, model: str) -> str:

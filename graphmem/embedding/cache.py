@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigError, ProviderError
-from .base import Embedder, EmbedOne, check_texts, embedding_hash, query_vector
+from .base import Embedder, EmbedOne, check_texts, embedding_hash, long_reply_head, query_vector
 
 __all__ = ["CachedEmbedder"]
 
@@ -40,6 +40,11 @@ class CachedEmbedder(EmbedOne):
     @property
     def dimensions(self) -> int:
         return self.inner.dimensions
+
+    @property
+    def long_reply_head_chars(self) -> int:
+        """The inner embedder's (:func:`~graphmem.embedding.base.long_reply_head`)."""
+        return long_reply_head(self.inner)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         return self._cached(check_texts(texts), self.inner.model, self.inner.embed)

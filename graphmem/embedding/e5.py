@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ConfigError, ProviderError
-from .base import EmbedOne, check_texts, normalize_rows, prepare_text
+from .base import LONG_TURN_REPLY_HEAD_CHARS, EmbedOne, check_texts, normalize_rows, prepare_text
 
 __all__ = ["E5_EMBEDDING_DIMENSIONS", "E5_EMBEDDING_MODEL", "E5Embedder"]
 
@@ -55,8 +55,12 @@ class E5Embedder(EmbedOne):
     Several times the cost of the default USE embedder per text on a CPU (and more on long texts:
     e5 attends over up to 512 tokens, USE averages them), for a stronger dense side. ``max_chars``
     cuts texts before embedding; the model reads at most 512 tokens (~2,000 characters of English)
-    anyway.
+    anyway. A long turn's vector reads its request and only the head of its reply
+    (:attr:`long_reply_head_chars`): e5 reads meaning well from a short text and is diluted by
+    2,000 characters of advice.
     """
+
+    long_reply_head_chars = LONG_TURN_REPLY_HEAD_CHARS
 
     def __init__(self, *, batch_size: int = 32, max_chars: int | None = 2_000) -> None:
         if batch_size < 1:

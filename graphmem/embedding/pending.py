@@ -7,7 +7,9 @@ neighbours', weight 0.3, re-normalised; the turn vector index searches it, the r
 stays for dedup and the cache) and its session's whole-session BM25 document (``sessionText``). A
 long turn (user message + assistant reply over :data:`LONG_TURN_CHARS`) stands on its own: its
 ``ctxEmbedding`` is its own vector, since its neighbours' talk would blur what it already says at
-length (it still lends its vector to its short neighbours). Identical text is embedded once: each
+length (it still lends its vector to its short neighbours); with an embedder that reads short texts
+best (e5) its vector reads its request and only the head of its reply
+(:func:`~graphmem.embedding.base.long_reply_head`). Identical text is embedded once: each
 vector is stored with ``embeddingHash`` (sha256 of model + text) and ``embeddingModel``, and a text
 whose hash is already in the database reuses that vector instead of calling the embedder again.
 """
@@ -21,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..db import Database
-from .base import Embedder, embedding_hash
+from .base import Embedder, embedding_hash, long_reply_head
 
 __all__ = [
     "EMBED_TEXT_MAX_CHARS",
@@ -70,9 +72,17 @@ class EmbedStats:
         return self.embedded + self.reused
 
 
-def turn_embedding_text(user_message: str, assistant_message: str, tools: Sequence[str] = ()) -> str:
-    """One text per turn: the user message, the assistant message and the tools used, embedded together."""
-    parts = [f"User: {user_message.strip()}", f"Assistant: {assistant_message.strip()}"]
+def turn_embedding_text(user_message: str, assistant_message: str, tools: Sequence[str] = (), *,
+                        long_turn_chars: int = LONG_TURN_CHARS, reply_head_chars: int = 0) -> str:
+    """One text per turn, embedded as one vector: the user message, the assistant message and the
+    tools used. With ``reply_head_chars``, a long turn (user message + assistant reply over
+    ``long_turn_chars``) gives only that many characters of the head of its reply (0 = all of it;
+    the embedder's own figure is :func:`~graphmem.embedding.base.long_reply_head`)."""
+    long = long_turn_chars > 0 and len(user_message) + len(assistant_message) > long_turn_chars
+    reply = assistant_message.strip()
+    if long and reply_head_chars > 0:
+        reply = reply[:reply_head_chars]
+    parts = [f"User: {user_message.strip()}", f"Assistant: {reply}"]
     if tools:
         parts.append("Tools: " + ", ".join(dict.fromkeys(tools)))
     return "\n".join(parts)[: 2 * EMBED_TEXT_MAX_CHARS]
@@ -116,15 +126,19 @@ def scope_params(path: str | None) -> dict[str, str | None]:
 
 def embed_pending_turns(
     db: Database, embedder: Embedder, *, limit: int = 128, path: str | None = None,
-    long_turn_chars: int = LONG_TURN_CHARS,
+    long_turn_chars: int = LONG_TURN_CHARS, reply_head_chars: int | None = None,
 ) -> EmbedStats:
     """Embed up to ``limit`` pending turns (only those of directory ``path`` and below when given);
-    returns how many were embedded or reused from cache."""
+    returns how many were embedded or reused from cache. A long turn's vector reads the first
+    ``reply_head_chars`` characters of its reply (None = the embedder's own figure,
+    :func:`~graphmem.embedding.base.long_reply_head`; 0 = the whole reply)."""
     rows = db.read("embeddings/pending_turns", limit=limit, maxChars=EMBED_TEXT_MAX_CHARS, **scope_params(path))
     stats = EmbedStats()
     if not rows:
         return stats
-    texts = [turn_embedding_text(r["userMessage"] or "", r["assistantMessage"] or "", r["tools"]) for r in rows]
+    head = long_reply_head(embedder) if reply_head_chars is None else reply_head_chars
+    texts = [turn_embedding_text(r["userMessage"] or "", r["assistantMessage"] or "", r["tools"],
+                                 long_turn_chars=long_turn_chars, reply_head_chars=head) for r in rows]
     vecs = _vectors(db, embedder, texts, stats)
     payload: list[dict[str, Any]] = [
         {"id": r["id"], "hash": h, "embedding": v} for r, (h, v) in zip(rows, vecs, strict=True)

@@ -1,5 +1,6 @@
 """Long turns (a coding assistant's replies of thousands of characters) are retrieved on their own
-words: no neighbour text in ``contextText``, their own vector as ``ctxEmbedding``, no whole-session
+words: no neighbour text in ``contextText``, their own vector as ``ctxEmbedding`` (read, with an
+embedder that reads short texts best, from the request and the head of the reply), no whole-session
 prior, a smaller share for their vector in the fusion, and a full-text score over request and reply
 joined (``turnText``). Short turns keep all of them, and are joined too (``shortTurnText``, a field of
 their own). ``long_turn_chars=0`` restores the neighbours for every turn."""
@@ -12,7 +13,13 @@ import numpy as np
 import pytest
 
 from graphmem import Database, GraphMemory
-from graphmem.embedding import LONG_TURN_CHARS
+from graphmem.embedding import (
+    LONG_TURN_CHARS,
+    LONG_TURN_REPLY_HEAD_CHARS,
+    LocalEmbedder,
+    embedding_hash,
+    turn_embedding_text,
+)
 from graphmem.retrieval import RetrievalConfig, Scope
 from graphmem.retrieval.longturns import combine_fields
 
@@ -63,6 +70,38 @@ def test_a_long_turn_gets_no_neighbour_context(mem: GraphMemory, database: Datab
     mem.await_text_index()
     found = mem.search("zanzibar", scope=Scope.directory(cwd), levels=(0,), k=5, mode="text")
     assert ids[1] not in [h.id for h in found.hits] and ids[0] in [h.id for h in found.hits]
+
+
+class HeadReadingEmbedder(LocalEmbedder):
+    """USE, told to read only the head of a long reply, as e5 does."""
+
+    long_reply_head_chars = LONG_TURN_REPLY_HEAD_CHARS
+
+
+def test_a_long_turns_vector_reads_as_much_of_the_reply_as_its_embedder_says(
+        mem: GraphMemory, database: Database, namespace: str) -> None:
+    reply = "The migration test failed. " + FILLER * 8
+    request = "User: why did the migration test fail?\nAssistant: "
+    assert mem.embedder is not None
+    model = mem.embedder.model
+    sid, _ = _session(mem, namespace + "/use")
+    mem.embed_pending()  # USE reads the whole reply
+    assert _rows(database, sid)[1]["embeddingHash"] == embedding_hash(request + reply.strip(), model)
+
+    heads = GraphMemory(database, embedder=HeadReadingEmbedder())
+    sid, _ = _session(heads, namespace + "/head")
+    heads.embed_pending()
+    rows = _rows(database, sid)
+    head = request + reply[:LONG_TURN_REPLY_HEAD_CHARS]
+    assert rows[1]["embeddingHash"] == embedding_hash(head, model)
+    assert np.allclose(np.array(rows[1]["embedding"]), np.array(mem.embedder.embed([head])[0]), atol=1e-5)
+    short = turn_embedding_text("ok, thanks", "you are welcome")
+    assert rows[2]["embeddingHash"] == embedding_hash(short, model)  # a short turn is read whole
+    assert rows[1]["turnText"] == "why did the migration test fail?\n" + reply  # the full text is still searched
+    # with no turn long, the whole reply is read whatever the embedder
+    sid, _ = _session(heads, namespace + "/none-long")
+    heads.embed_pending(long_turn_chars=0)
+    assert _rows(database, sid)[1]["embeddingHash"] == embedding_hash(request + reply.strip(), model)
 
 
 def test_long_turn_chars_zero_gives_every_turn_its_neighbours(mem: GraphMemory, database: Database,

@@ -451,3 +451,32 @@ def test_sentence_transformers_missing_extra() -> None:
             make_embedder(Settings(embedder="sentence-transformers"))
     else:  # pragma: no cover - only where the extra is installed
         pytest.skip("sentence-transformers is installed")
+
+
+
+def test_a_long_turns_embedding_text_keeps_the_head_of_its_reply_when_asked() -> None:
+    from graphmem.embedding import LONG_TURN_CHARS, turn_embedding_text
+
+    reply = "Yes. " + "x" * (LONG_TURN_CHARS + 10)
+    assert turn_embedding_text("why?", reply) == f"User: why?\nAssistant: {reply}"  # whole by default
+    text = turn_embedding_text("  why? ", reply, ["Edit", "Edit", "Bash"], reply_head_chars=300)
+    assert text == f"User: why?\nAssistant: {reply[:300]}\nTools: Edit, Bash"
+    assert turn_embedding_text("why?", reply, long_turn_chars=0, reply_head_chars=300) == f"User: why?\nAssistant: {reply}"
+    short = "y" * (LONG_TURN_CHARS - 10)  # a short turn is read whole
+    assert turn_embedding_text("why?", short, reply_head_chars=300) == f"User: why?\nAssistant: {short}"
+    # a long request alone makes the turn long: its reply is cut, the request never is
+    q = "q" * LONG_TURN_CHARS
+    assert turn_embedding_text(q, short, reply_head_chars=300) == f"User: {q}\nAssistant: {short[:300]}"
+
+
+def test_each_embedder_says_how_much_of_a_long_reply_it_reads() -> None:
+    from graphmem.aio.embedding import OffLoopEmbedder
+    from graphmem.embedding import LONG_TURN_REPLY_HEAD_CHARS, E5Embedder, long_reply_head
+
+    e5 = E5Embedder()  # the engine loads on the first embed, not here
+    assert long_reply_head(e5) == LONG_TURN_REPLY_HEAD_CHARS == 300
+    assert long_reply_head(CachedEmbedder(e5)) == 300  # the wrappers pass it on
+    assert long_reply_head(OffLoopEmbedder(CachedEmbedder(e5))) == 300
+    assert long_reply_head(LocalEmbedder()) == 0  # USE reads the whole reply
+    assert long_reply_head(CachedEmbedder(CountingEmbedder())) == 0
+    assert long_reply_head(None) == 0

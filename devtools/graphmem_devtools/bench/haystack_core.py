@@ -327,6 +327,7 @@ def measure_haystacks(
             "long_turn_chars": LONG_TURN_CHARS,
             "questions": {half: sum(len(h.questions) for h in haystacks if h.half == half) for half in HALF_NAMES},
             "embedder": mem.embedder.model,
+            "halves": halves,
             "expansion_window": expansion_window,
             "summaries": summaries,
             "tool_calls": tool_calls,

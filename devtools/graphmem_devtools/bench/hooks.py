@@ -132,13 +132,14 @@ def synthetic_claude_transcript(path: Path, session_id: str, cwd: str, records: 
 
 def _embed_session(mem: GraphMemory, session_id: str) -> None:
     """Embed one session's turns (only the bench's own: the database may be shared)."""
-    from graphmem.embedding import embedding_hash, turn_embedding_text
+    from graphmem.embedding import embedding_hash, long_reply_head, turn_embedding_text
 
     assert mem.embedder is not None
     turns = mem.load_session(session_id).turns
     for start in range(0, len(turns), 128):
         batch = turns[start : start + 128]
-        texts = [turn_embedding_text(t.user_message, t.assistant_message, [c.name for c in t.tool_calls])
+        texts = [turn_embedding_text(t.user_message, t.assistant_message, [c.name for c in t.tool_calls],
+                                     reply_head_chars=long_reply_head(mem.embedder))
                  for t in batch]
         vectors = mem.embedder.embed(texts)
         rows = [{"id": t.id, "hash": embedding_hash(x, mem.embedder.model), "embedding": v}

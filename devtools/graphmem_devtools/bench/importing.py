@@ -280,7 +280,7 @@ class _Side:
 
 def _embed_sessions(mem: GraphMemory, session_ids: Sequence[str], batch: int = 128) -> int:
     """Embed the pending turns of these sessions (only these) and store the vectors."""
-    from graphmem.embedding import EMBED_TEXT_MAX_CHARS, embedding_hash, turn_embedding_text
+    from graphmem.embedding import EMBED_TEXT_MAX_CHARS, embedding_hash, long_reply_head, turn_embedding_text
 
     assert mem.embedder is not None
     done = 0
@@ -289,7 +289,8 @@ def _embed_sessions(mem: GraphMemory, session_ids: Sequence[str], batch: int = 1
                            maxChars=EMBED_TEXT_MAX_CHARS)
         if not rows:
             return done
-        texts = [turn_embedding_text(r["userMessage"] or "", r["assistantMessage"] or "", r["tools"]) for r in rows]
+        texts = [turn_embedding_text(r["userMessage"] or "", r["assistantMessage"] or "", r["tools"],
+                                     reply_head_chars=long_reply_head(mem.embedder)) for r in rows]
         vectors = mem.embedder.embed(texts)
         payload = [{"id": r["id"], "hash": embedding_hash(x, mem.embedder.model), "embedding": v}
                    for r, x, v in zip(rows, texts, vectors, strict=True)]

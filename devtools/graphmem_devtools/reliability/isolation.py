@@ -340,6 +340,7 @@ def _embed_run(mem: Any, w: _World) -> None:
     from graphmem.embedding import (
         LONG_TURN_CHARS,
         embedding_hash,
+        long_reply_head,
         refresh_context_vectors,
         refresh_session_docs,
         summary_embedding_text,
@@ -352,7 +353,8 @@ def _embed_run(mem: Any, w: _World) -> None:
     payload: list[dict[str, Any]] = []
     for s in w.sessions.values():
         detail = mem.load_session(s.id)
-        texts = [turn_embedding_text(t.user_message, t.assistant_message, [c.name for c in t.tool_calls])
+        texts = [turn_embedding_text(t.user_message, t.assistant_message, [c.name for c in t.tool_calls],
+                                     reply_head_chars=long_reply_head(emb))
                  for t in detail.turns]
         for t, text, vec in zip(detail.turns, texts, emb.embed(texts), strict=True):
             payload.append({"id": t.id, "hash": embedding_hash(text, model), "embedding": vec})
