@@ -1,4 +1,4 @@
-"""Long turns, dense side: one vector of the whole turn (what graphmem stores) against one vector of
+"""Long turns, dense side: one vector of the whole turn (what graphmem stores with USE) against one vector of
 the request and only the head of the reply (its first ``H`` characters), each alone and fused with
 plain BM25 the way graphmem's hybrid fuses long turns (CombSUM of min-max normalised top-50 lists,
 0.7 text / 0.3 vector, and 0.7 / 0.15: a long turn's vector share is half).
