@@ -289,7 +289,9 @@ def test_an_unknown_tenant_database_is_one_line(neo4j_target: Neo4jTarget, tmp_p
 class DroppingProxy:
     """Forwards TCP to the server. The first client chunk that contains ``marker`` is forwarded,
     then both sides of that connection are closed at once: the server rolls back a transaction
-    that was not committed yet, and the client sees its connection gone mid-transaction."""
+    that was not committed yet, and the client sees its connection gone mid-transaction. Nothing
+    the server answers to that chunk reaches the client (the connection is marked cut before the
+    chunk goes out), so the client never gets as far as a commit whose fate it cannot know."""
 
     def __init__(self, host: str, port: int, marker: bytes) -> None:
         self.target = (host, port)
@@ -309,19 +311,24 @@ class DroppingProxy:
             except OSError:
                 return
             server = socket.create_connection(self.target)
-            threading.Thread(target=self._pipe, args=(client, server, True), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(server, client, False), daemon=True).start()
+            cut = threading.Event()  # this connection only: the driver's retry opens another
+            threading.Thread(target=self._pipe, args=(client, server, True, cut), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(server, client, False, cut), daemon=True).start()
 
-    def _pipe(self, src: socket.socket, dst: socket.socket, upstream: bool) -> None:
+    def _pipe(self, src: socket.socket, dst: socket.socket, upstream: bool, cut: threading.Event) -> None:
         try:
             while data := src.recv(65536):
-                dst.sendall(data)
+                if cut.is_set():
+                    return
                 if upstream and self.marker in data and not self.drops:
                     self.drops += 1
+                    cut.set()
+                    dst.sendall(data)
                     for s in (src, dst):
                         s.shutdown(socket.SHUT_RDWR)
                         s.close()
                     return
+                dst.sendall(data)
         except OSError:
             pass
 
