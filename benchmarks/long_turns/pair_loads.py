@@ -21,9 +21,8 @@ from typing import Any
 
 from graphmem_devtools.bench.common import write_script_results
 from graphmem_devtools.bench.haystack_core import HALF_NAMES
+from graphmem_devtools.bench.paired import PAIRED_METRICS as METRICS
 from graphmem_devtools.bench.paired import paired_cells
-
-METRICS = ("turn all@5", "turn all@10")
 
 
 def _figures(path: Path) -> dict[str, Any]:
@@ -32,9 +31,8 @@ def _figures(path: Path) -> dict[str, Any]:
 
 
 def _halves(base: dict[str, Any], other: dict[str, Any]) -> dict[str, str]:
-    """Question key -> half: from either results file (both loads hold the same haystacks), or from
-    the haystack's name (the coding haystacks' even indexes and LoCoMo's first five conversations
-    are the tuning half) for a file written before the halves were recorded."""
+    """Question key -> half, from either results file (both loads hold the same haystacks); a file
+    written before the halves were recorded needs a partner that records them."""
     halves = other.get("halves") or base.get("halves")
     if halves:
         return dict(halves)
